@@ -1,0 +1,70 @@
+/**
+ * `npm test`: every check the project has, in one command, ending with the line
+ * `N passed, N failed` that sums every runner.
+ *
+ * 1. typecheck (tsc, strict) of every workspace;
+ * 2. node's test runner over `<workspace>/test/**\/*.test.ts` (unit and integration tests over
+ *    real sockets);
+ * 3. Playwright journeys in Chromium (`e2e/`), once any exist.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+let passed = 0;
+let failed = 0;
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
+  // Workspace packages resolve to their TypeScript sources under this condition (package.json
+  // "exports"); NODE_OPTIONS carries it into every process a test starts.
+  const nodeOptions = [process.env.NODE_OPTIONS ?? "", "--conditions=collie-source"].join(" ").trim();
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, NODE_OPTIONS: nodeOptions, ...env } });
+  return r.status ?? 1;
+}
+
+// 1. Typecheck: a type error fails the run like a failed test.
+for (const project of ["sdk", "shared", "server"]) {
+  if (!existsSync(join(root, project, "tsconfig.json"))) continue;
+  console.log(`\n# typecheck ${project}`);
+  if (run("npx", ["tsc", "-p", project, "--noEmit"]) === 0) passed++;
+  else failed++;
+}
+
+// 2. node --test, with a TAP copy for the counts.
+const globs = ["sdk", "shared", "server"]
+  .filter((w) => existsSync(join(root, w, "test")))
+  .map((w) => `${w}/test/**/*.test.ts`);
+if (globs.length > 0) {
+  const tap = join(mkdtempSync(join(tmpdir(), "collie-test-")), "node.tap");
+  console.log(`\n# node --test ${globs.join(" ")}`);
+  const status = run(process.execPath, [
+    "--disable-warning=ExperimentalWarning",
+    "--test",
+    "--test-reporter=spec", "--test-reporter-destination=stdout",
+    "--test-reporter=tap", `--test-reporter-destination=${tap}`,
+    ...globs,
+  ]);
+  const text = existsSync(tap) ? readFileSync(tap, "utf8") : "";
+  const count = (name: string) => Number(/^# (\w+) (\d+)$/m.exec(text.split("\n").filter((l) => l.startsWith(`# ${name} `)).at(-1) ?? "")?.[2] ?? 0);
+  passed += count("pass");
+  failed += count("fail") + count("cancelled");
+  if (status !== 0 && count("fail") + count("cancelled") === 0) failed++; // the runner itself failed
+}
+
+// 3. Playwright, when browser journeys exist.
+const e2e = join(root, "e2e");
+const specs = existsSync(e2e) ? readdirSync(e2e, { recursive: true }).filter((f) => String(f).endsWith(".spec.ts")) : [];
+if (specs.length > 0) {
+  const out = join(mkdtempSync(join(tmpdir(), "collie-e2e-")), "results.json");
+  console.log("\n# playwright");
+  const status = run("npx", ["playwright", "test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
+  const stats = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")).stats ?? {} : {};
+  passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+  failed += stats.unexpected ?? 0;
+  if (status !== 0 && !stats.unexpected) failed++;
+}
+
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,307 @@
+/**
+ * Validators for every message of the durable wire v1, used by both ends: the SDK checks what
+ * Collie writes, Collie checks what an agent answers (W-1..W-5, L-2). Each `parseX(value)` returns
+ * `{ok: true, value}` with a fresh object holding only known keys, or `{ok: false, error}` naming
+ * the path and the rule.
+ */
+import {
+  arr, bool, chars, type Checker, cursor, id, int, isoTime, literal, num, nullable, obj, parseWith,
+  type Parsed, record, str, trueOnly, union, WireShapeError,
+} from "./check.ts";
+import {
+  ASK_KINDS, CAP_NAMES, DECIDED_BY, LIMITS, PANE_STATES, PERMISSION_OPTION_KINDS, TOOL_STATUSES,
+} from "./constants.ts";
+import { isHttpsUrl, isValidLang } from "./rules.ts";
+import type {
+  Action, AnswerBody, Answer, Ask, Caps, CloseBody, EventsPage, FormField, Hello, HistoryItemsPage,
+  HistoryPage, HistoryRow, Item, Layout, PaneEvent, PaneSummary, PaneView, PaneViewPage, Progress,
+  RenameBody, ReopenBody, SendBody, StarterBody, StartersPage, SteerBody, StopBody, ActionBody,
+  Target, WireErrorBody, WriteOk,
+} from "./types.ts";
+
+const title = str({ maxBytes: LIMITS.titleBytes });
+const tabId: Checker<string> = (v, path) => {
+  const s = id(v, path);
+  const parts = s.split(":");
+  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new WireShapeError(path, "must be <workspace>:<tab>");
+  return s;
+};
+
+const capsChecker: Checker<Caps> = (v, path) => {
+  const shape = Object.fromEntries(CAP_NAMES.map((name) => [name, bool]));
+  const caps = obj(shape)(v, path) as Record<string, boolean>;
+  if (caps.terminal !== false) throw new WireShapeError(`${path}.terminal`, "must be false");
+  return caps as unknown as Caps;
+};
+
+export const helloChecker: Checker<Hello> = obj({
+  wire: arr(int({ min: 1 }), { min: 1, max: 16 }),
+  sdk: obj({ name: str({ maxBytes: 128, min: 1 }), version: str({ maxBytes: 64, min: 1 }) }),
+  runtime: str({ maxBytes: 64, min: 1 }),
+  name: nullable(str({ maxBytes: LIMITS.titleBytes })),
+  caps: capsChecker,
+  descendantCheck: bool,
+  allowAlways: bool,
+  instance: id,
+  limits: obj({ tailLimit: int({ min: 1 }), viewItems: int({ min: 1 }) }),
+});
+
+const progressChecker: Checker<Progress> = union<Progress>("kind", {
+  steps: (v, path) => {
+    const p = obj({ kind: literal("steps"), current: int({ min: 1 }), total: int({ min: 1, max: 1000 }), label: title })(v, path);
+    if (p.current > p.total) throw new WireShapeError(`${path}.current`, "must not exceed total");
+    return p;
+  },
+  percent: obj({ kind: literal("percent"), value: num({ min: 0, max: 100 }), label: title }),
+});
+
+const actionChecker: Checker<Action> = obj(
+  { id, label: chars(LIMITS.actionLabelChars) },
+  { icon: str({ maxBytes: 32 }), busy: bool, disabled: bool },
+);
+
+export const paneSummaryChecker: Checker<PaneSummary> = obj(
+  {
+    id,
+    tabId,
+    title,
+    harness: str({ maxBytes: LIMITS.harnessBytes }),
+    sessionId: nullable(id),
+    state: literal(...PANE_STATES),
+    actions: arr(actionChecker, { max: LIMITS.actions }),
+    openAsks: int({ min: 0 }),
+    turnId: nullable(id),
+    activeAt: isoTime,
+  },
+  {
+    cwd: str({ maxBytes: 4096, pattern: /^\// }),
+    subtitle: str({ maxBytes: LIMITS.subtitleBytes }),
+    progress: progressChecker,
+    badge: chars(LIMITS.badgeChars),
+  },
+);
+
+export const layoutChecker: Checker<Layout> = obj({
+  ready: bool,
+  workspaces: arr(obj({ id, title })),
+  tabs: arr(obj({ id: tabId, workspaceId: id, title })),
+  panes: arr(paneSummaryChecker),
+});
+
+const itemOpt = { ts: isoTime, textShortened: bool };
+const growing = (kind: "reply" | "thinking" | "markdown") =>
+  obj({ kind: literal(kind), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, partial: trueOnly });
+const https: Checker<string> = (v, path) => (isHttpsUrl(v) ? v : (() => { throw new WireShapeError(path, "must be an https URL"); })());
+const lang: Checker<string> = (v, path) => (isValidLang(v) ? v : (() => { throw new WireShapeError(path, "must be a language token like ts or python"); })());
+
+export const itemChecker: Checker<Item> = union<Item>("kind", {
+  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id }),
+  reply: growing("reply"),
+  thinking: growing("thinking"),
+  markdown: growing("markdown"),
+  notice: obj({ kind: literal("notice"), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, partial: trueOnly, stopped: trueOnly }),
+  code: obj({ kind: literal("code"), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, lang }),
+  link: obj({ kind: literal("link"), id, href: https }, { ...itemOpt, label: str({ maxBytes: LIMITS.linkLabelBytes }) }),
+  tool: obj(
+    { kind: literal("tool"), id, name: str({ maxBytes: LIMITS.toolNameBytes, min: 1 }), status: literal(...TOOL_STATUSES) },
+    { ...itemOpt, call: str({ maxBytes: LIMITS.toolCallBytes }), output: str({ maxBytes: LIMITS.toolOutputBytes }) },
+  ),
+});
+
+const uniqueIds = <T extends { id: string }>(list: T[], path: string): T[] => {
+  const seen = new Set<string>();
+  list.forEach((entry, i) => {
+    if (seen.has(entry.id)) throw new WireShapeError(`${path}[${i}].id`, "must be unique");
+    seen.add(entry.id);
+  });
+  return list;
+};
+
+const askCommon = {
+  id: str({ pattern: /^[0-9a-f]{32}$/ }),
+  revision: str({ pattern: /^[0-9a-f]{16}$/ }),
+  paneId: id,
+  toolCallId: id,
+  itemId: id,
+  title: str({ maxBytes: LIMITS.askTitleBytes, min: 1 }),
+  createdAt: isoTime,
+};
+const askOptional = {
+  reason: str({ maxBytes: LIMITS.askReasonBytes }),
+  tool: obj({ name: str({ maxBytes: LIMITS.toolNameBytes, min: 1 }) }, { call: str({ maxBytes: LIMITS.toolCallBytes }) }),
+  push: obj({}, { title: chars(LIMITS.pushTitleChars), line: chars(LIMITS.pushLineChars) }),
+  expiresAt: isoTime,
+  textShortened: bool,
+};
+const optionLabel = str({ maxBytes: LIMITS.optionLabelBytes, min: 1 });
+
+const formFieldChecker: Checker<FormField> = union<FormField>("type", {
+  text: obj({ id, type: literal("text"), label: optionLabel }, { required: bool, placeholder: optionLabel, limit: int({ min: 1, max: LIMITS.textMaxLimit }) }),
+  select: (v, path) => {
+    const f = obj({ id, type: literal("select"), label: optionLabel, options: arr(obj({ id, label: optionLabel }), { min: 1, max: LIMITS.selectOptions }) }, { required: bool })(v, path);
+    uniqueIds(f.options, `${path}.options`);
+    return f;
+  },
+  toggle: obj({ id, type: literal("toggle"), label: optionLabel }, { required: bool }),
+});
+
+export const askChecker: Checker<Ask> = union<Ask>("kind", {
+  permission: (v, path) => {
+    const a = obj({ ...askCommon, kind: literal("permission"), options: arr(obj({ id, kind: literal(...PERMISSION_OPTION_KINDS), label: optionLabel }), { min: 1, max: LIMITS.permissionOptions }) }, askOptional)(v, path);
+    uniqueIds(a.options, `${path ? path + "." : ""}options`);
+    return a;
+  },
+  choice: (v, path) => {
+    const a = obj({ ...askCommon, kind: literal("choice"), options: arr(obj({ id, label: optionLabel }, { description: str({ maxBytes: LIMITS.askReasonBytes }) }), { min: 1, max: LIMITS.choiceOptions }) }, { ...askOptional, multiple: bool })(v, path);
+    uniqueIds(a.options, `${path ? path + "." : ""}options`);
+    return a;
+  },
+  text: obj({ ...askCommon, kind: literal("text"), limit: int({ min: 1, max: LIMITS.textMaxLimit }) }, { ...askOptional, placeholder: optionLabel }),
+  form: (v, path) => {
+    const a = obj({ ...askCommon, kind: literal("form"), fields: arr(formFieldChecker, { min: 1, max: LIMITS.formFields }) }, askOptional)(v, path);
+    uniqueIds(a.fields, `${path ? path + "." : ""}fields`);
+    return a;
+  },
+});
+
+export const paneEventChecker: Checker<PaneEvent> = union<PaneEvent>("type", {
+  item: obj({ seq: int({ min: 1 }), type: literal("item"), pane: id, item: itemChecker }),
+  ask: obj({ seq: int({ min: 1 }), type: literal("ask"), pane: id, ask: askChecker }),
+  "ask-closed": obj({
+    seq: int({ min: 1 }), type: literal("ask-closed"), pane: id, askId: str({ pattern: /^[0-9a-f]{32}$/ }),
+    decidedBy: literal(...DECIDED_BY), title: str({ maxBytes: LIMITS.askTitleBytes }), decidedAt: isoTime,
+  }),
+  state: obj({ seq: int({ min: 1 }), type: literal("state"), pane: id, summary: paneSummaryChecker }),
+});
+
+export const paneViewChecker: Checker<PaneView> = obj({
+  pane: paneSummaryChecker,
+  items: arr(itemChecker, { max: LIMITS.viewItems }),
+  itemsCut: bool,
+  asks: arr(askChecker),
+});
+
+export const paneViewPageChecker: Checker<PaneViewPage> = (v, path) => ({
+  ...paneViewChecker(v, path),
+  cursor: obj({ cursor: str({ min: 1, maxBytes: 128 }) })(v, path).cursor,
+});
+
+/**
+ * An events page. A single event of an unknown type or a bad shape must not poison the page
+ * (L-2): `parseEventsPage` drops it and reports it in `dropped`.
+ */
+const eventsPageFrame = obj(
+  { cursor: str({ min: 1, maxBytes: 128 }), reset: bool, views: arr(paneViewChecker), events: arr((v) => v) },
+  { layout: layoutChecker },
+);
+
+export interface ParsedEventsPage { ok: true; value: EventsPage; dropped: string[] }
+
+export function parseEventsPage(value: unknown): ParsedEventsPage | { ok: false; error: string } {
+  const frame = parseWith(eventsPageFrame, value);
+  if (!frame.ok) return frame;
+  const events: PaneEvent[] = [];
+  const dropped: string[] = [];
+  frame.value.events.forEach((raw, i) => {
+    const parsed = parseWith(paneEventChecker, raw);
+    if (parsed.ok) events.push(parsed.value);
+    else dropped.push(`events[${i}] ${parsed.error}`);
+  });
+  const page: EventsPage = { cursor: frame.value.cursor, reset: frame.value.reset, views: frame.value.views, events };
+  if (frame.value.layout) page.layout = frame.value.layout;
+  return { ok: true, value: page, dropped };
+}
+
+const historyRowChecker: Checker<HistoryRow> = obj(
+  { id, title, startedAt: isoTime, state: literal("open", "closed"), items: int({ min: 0 }) },
+  { subtitle: str({ maxBytes: LIMITS.subtitleBytes }), workspaceId: id, tabId, endedAt: isoTime },
+);
+export const historyPageChecker: Checker<HistoryPage> = obj({ rows: arr(historyRowChecker, { max: LIMITS.historyPageMax }) }, { next: cursor });
+export const historyItemsPageChecker: Checker<HistoryItemsPage> = obj({ items: arr(itemChecker, { max: LIMITS.viewItems }) }, { next: cursor });
+export const startersPageChecker: Checker<StartersPage> = obj({
+  starters: arr(obj({ id, title }, { subtitle: str({ maxBytes: LIMITS.subtitleBytes }), icon: str({ maxBytes: 32 }) }), { max: 64 }),
+});
+
+export const answerValueChecker: Checker<Answer> = union<Answer>("kind", {
+  permission: obj({ kind: literal("permission"), optionId: id }),
+  choice: obj({ kind: literal("choice"), optionIds: arr(id, { min: 1, max: LIMITS.choiceOptions }) }),
+  text: obj({ kind: literal("text"), text: str({ maxBytes: LIMITS.textMaxLimit * 4 }) }),
+  form: obj({ kind: literal("form"), values: record<string | boolean>((v, path) => (typeof v === "boolean" ? v : str({ maxBytes: LIMITS.textMaxLimit * 4 })(v, path)), { max: LIMITS.formFields }) }),
+});
+
+const targetChecker: Checker<Target> = union<Target>("kind", {
+  workspace: obj({ kind: literal("workspace"), id }),
+  tab: obj({ kind: literal("tab"), id: tabId }),
+  pane: obj({ kind: literal("pane"), id }),
+});
+
+const requestId = id;
+export const answerBodyChecker: Checker<AnswerBody> = obj({ requestId, revision: str({ pattern: /^[0-9a-f]{16}$/ }), answer: answerValueChecker });
+export const sendBodyChecker: Checker<SendBody> = obj({ requestId, text: str({ min: 1, maxBytes: LIMITS.userTextBytes }) });
+export const steerBodyChecker: Checker<SteerBody> = obj({ requestId, text: str({ min: 1, maxBytes: LIMITS.userTextBytes }), turnId: nullable(id) });
+export const stopBodyChecker: Checker<StopBody> = obj({ requestId, turnId: nullable(id) });
+export const actionBodyChecker: Checker<ActionBody> = obj({ requestId, turnId: nullable(id) });
+export const renameBodyChecker: Checker<RenameBody> = obj({ requestId, target: targetChecker, title: str({ min: 1, maxBytes: LIMITS.titleBytes }) });
+export const closeBodyChecker: Checker<CloseBody> = obj({ requestId, target: targetChecker });
+export const reopenBodyChecker: Checker<ReopenBody> = obj({ requestId, target: targetChecker });
+export const starterBodyChecker: Checker<StarterBody> = obj({ requestId });
+
+export const writeOkChecker: Checker<WriteOk> = obj(
+  { ok: trueOnly },
+  { replayed: trueOnly, turnId: id, paneId: id, decidedAt: isoTime },
+);
+
+export const errorBodyChecker: Checker<WireErrorBody> = (v, path) => {
+  const base = obj({ error: str({ min: 1, maxBytes: 64, pattern: /^[a-z][a-z-]*$/ }), message: str({ maxBytes: 4096 }) })(v, path);
+  return { ...(v as object), ...base } as WireErrorBody;
+};
+
+/** Every message type by name: the golden fixtures (sdk/test/fixtures/wire/<Type>/) use these names. */
+export const MESSAGE_CHECKERS = Object.freeze({
+  Hello: helloChecker,
+  Layout: layoutChecker,
+  PaneSummary: paneSummaryChecker,
+  Item: itemChecker,
+  Ask: askChecker,
+  PaneEvent: paneEventChecker,
+  PaneView: paneViewChecker,
+  PaneViewPage: paneViewPageChecker,
+  HistoryPage: historyPageChecker,
+  HistoryItemsPage: historyItemsPageChecker,
+  StartersPage: startersPageChecker,
+  AnswerBody: answerBodyChecker,
+  SendBody: sendBodyChecker,
+  SteerBody: steerBodyChecker,
+  StopBody: stopBodyChecker,
+  ActionBody: actionBodyChecker,
+  RenameBody: renameBodyChecker,
+  CloseBody: closeBodyChecker,
+  ReopenBody: reopenBodyChecker,
+  StarterBody: starterBodyChecker,
+  WriteOk: writeOkChecker,
+  ErrorBody: errorBodyChecker,
+} satisfies Record<string, Checker<unknown>>);
+
+export type MessageType = keyof typeof MESSAGE_CHECKERS | "EventsPage";
+
+/** Parses a message of the named type. */
+export function parseMessage(type: MessageType, value: unknown): Parsed<unknown> {
+  if (type === "EventsPage") {
+    const r = parseEventsPage(value);
+    return r.ok ? { ok: true, value: r.value } : r;
+  }
+  return parseWith(MESSAGE_CHECKERS[type] as Checker<unknown>, value);
+}
+
+export const parseHello = (v: unknown): Parsed<Hello> => parseWith(helloChecker, v);
+export const parseLayout = (v: unknown): Parsed<Layout> => parseWith(layoutChecker, v);
+export const parseItem = (v: unknown): Parsed<Item> => parseWith(itemChecker, v);
+export const parseAsk = (v: unknown): Parsed<Ask> => parseWith(askChecker, v);
+export const parsePaneView = (v: unknown): Parsed<PaneViewPage> => parseWith(paneViewPageChecker, v);
+export const parseHistoryPage = (v: unknown): Parsed<HistoryPage> => parseWith(historyPageChecker, v);
+export const parseHistoryItemsPage = (v: unknown): Parsed<HistoryItemsPage> => parseWith(historyItemsPageChecker, v);
+export const parseStartersPage = (v: unknown): Parsed<StartersPage> => parseWith(startersPageChecker, v);
+export const parseWriteOk = (v: unknown): Parsed<WriteOk> => parseWith(writeOkChecker, v);
+export const parseErrorBody = (v: unknown): Parsed<WireErrorBody> => parseWith(errorBodyChecker, v);
+
+export { ASK_KINDS };

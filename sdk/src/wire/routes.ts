@@ -1,0 +1,74 @@
+/**
+ * The routes of the durable wire v1 (docs/wire.md), one table both ends read: the SDK core
+ * dispatches on it, Collie builds its requests from it. Paths are under `wirePrefix(1)` except
+ * `hello`, which is unversioned so that a Collie of another version can still read it (S-34).
+ */
+import type { CapName } from "./types.ts";
+
+export type RouteName =
+  | "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters"
+  | "answer" | "send" | "steer" | "stop" | "action" | "rename" | "close" | "reopen" | "starter";
+
+export interface RouteSpec {
+  method: "GET" | "POST";
+  /** Path after the version prefix; `:name` segments are ids (URI-encoded). */
+  path: string;
+  /** The cap that must be on, if any (S-33): off → 409 not-supported. */
+  cap?: CapName;
+  /** Writes carry a request id, keep receipts, and fall under the descendant check (S-7, S-28). */
+  write: boolean;
+}
+
+export const ROUTES: Readonly<Record<RouteName, RouteSpec>> = Object.freeze({
+  hello: { method: "GET", path: "/hello", write: false },
+  layout: { method: "GET", path: "/layout", write: false },
+  events: { method: "GET", path: "/events", write: false },
+  pane: { method: "GET", path: "/panes/:pane", write: false },
+  history: { method: "GET", path: "/history", cap: "history", write: false },
+  historyItems: { method: "GET", path: "/history/:session/items", cap: "history", write: false },
+  starters: { method: "GET", path: "/starters", cap: "starters", write: false },
+  answer: { method: "POST", path: "/panes/:pane/asks/:ask/answer", cap: "asks", write: true },
+  send: { method: "POST", path: "/panes/:pane/send", cap: "send", write: true },
+  steer: { method: "POST", path: "/panes/:pane/steer", cap: "steer", write: true },
+  stop: { method: "POST", path: "/panes/:pane/stop", cap: "stop", write: true },
+  action: { method: "POST", path: "/panes/:pane/actions/:action", cap: "actions", write: true },
+  rename: { method: "POST", path: "/rename", cap: "rename", write: true },
+  close: { method: "POST", path: "/close", cap: "close", write: true },
+  reopen: { method: "POST", path: "/reopen", cap: "reopen", write: true },
+  starter: { method: "POST", path: "/starters/:starter", cap: "starters", write: true },
+});
+
+/** Fills a route's `:params` with URI-encoded values. */
+export function routePath(name: RouteName, params: Record<string, string> = {}): string {
+  return ROUTES[name].path.replace(/:([a-z]+)/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new TypeError(`route ${name} needs :${key}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** Matches a path (after the prefix) against the table; returns the route and its decoded params. */
+export function matchRoute(method: string, path: string): { name: RouteName; params: Record<string, string> } | null {
+  const parts = path.split("/");
+  for (const [name, spec] of Object.entries(ROUTES) as [RouteName, RouteSpec][]) {
+    if (spec.method !== method || name === "hello") continue;
+    const pattern = spec.path.split("/");
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < pattern.length && ok; i++) {
+      const want = pattern[i]!;
+      const got = parts[i]!;
+      if (want.startsWith(":")) {
+        try {
+          params[want.slice(1)] = decodeURIComponent(got);
+        } catch {
+          ok = false;
+        }
+        if (got === "") ok = false;
+      } else if (want !== got) ok = false;
+    }
+    if (ok) return { name, params };
+  }
+  return null;
+}

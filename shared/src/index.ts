@@ -1,0 +1,2 @@
+/** `@colliepwa/shared`: the Collie-to-phone contract. No Node or DOM imports. */
+export { STRINGS } from "./strings.ts";
