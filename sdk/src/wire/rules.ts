@@ -108,9 +108,14 @@ export function isValidCursor(cursor: unknown): cursor is string {
   return typeof cursor === "string" && cursor.length >= 1 && cursor.length <= LIMITS.cursorBytes && /^[\x21-\x7e]+$/.test(cursor);
 }
 
-/** An https URL with a host (S-14, X-2). */
+/**
+ * An https URL with a host and no credentials (S-14, X-2). The string must be the URL as written:
+ * no control, format (bidi, zero-width) or white-space character, which the URL parser would
+ * otherwise strip silently while the raw string travels on to the phone (L-2).
+ */
 export function isHttpsUrl(href: unknown): href is string {
   if (typeof href !== "string" || utf8Bytes(href) > LIMITS.hrefBytes) return false;
+  if (/[\p{Cc}\p{Cf}\s\p{Z}]/u.test(href)) return false;
   try {
     const url = new URL(href);
     return url.protocol === "https:" && url.hostname.length > 0 && url.username === "" && url.password === "";
@@ -126,7 +131,10 @@ export function isValidLang(lang: unknown): lang is string {
 
 /** An ISO-8601 date-time with a zone (`Z` or `+02:00`), as `expiresAt` must be (S-22). */
 export function isIsoWithZone(value: unknown): value is string {
-  return typeof value === "string" &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) &&
-    !Number.isNaN(Date.parse(value));
+  if (typeof value !== "string") return false;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) return false;
+  if (Number.isNaN(Date.parse(value))) return false;
+  // Date.parse rolls an impossible day over (2026-02-30 → March 2); the calendar date must exist.
+  const day = value.slice(0, 10);
+  return new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
 }

@@ -1,0 +1,523 @@
+/**
+ * What the phone shows: workspace → tab → pane (S-9…S-20). A pane is one conversation; its methods
+ * write items, state, progress and buttons, and raise asks. Every change becomes an event on the
+ * pane's tail (event-log.ts), so Collie learns it without polling.
+ */
+import { LIMITS, PARTIAL_INTERVAL_MS } from "../wire/constants.ts";
+import { assertId, cleanText } from "../wire/rules.ts";
+import type {
+  Action, Answer, Ask, DecidedBy, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
+  WorkspaceSummary,
+} from "../wire/types.ts";
+import { buildAsk, checkAnswer, type AskAnswer, type AskInput } from "./asks.ts";
+import type { Clock } from "./clock.ts";
+import type { EventLog } from "./event-log.ts";
+import { randomId } from "./ids.ts";
+import { normalizeActions, normalizeBadge, normalizeItem, normalizeProgress, type ItemInput } from "./items.ts";
+import type { ActionEvent, SendEvent, SteerEvent, StopEvent, HandlerResult } from "./hooks.ts";
+
+/** What panes need from the core that owns them. */
+export interface PaneHost {
+  readonly log: EventLog;
+  readonly clock: Clock;
+  readonly allowAlways: boolean;
+  /** A history provider is set: sessionId defaults to the pane id (S-31). */
+  readonly hasHistory: boolean;
+  /** Every open pane of the core by id: pane ids are unique across tabs. */
+  readonly panes: Map<string, Pane>;
+  layoutChanged(): void;
+  removePane(pane: Pane, reason: "program" | "phone"): void;
+}
+
+/** `ask()` rejects with this when the ask closes without a phone answer (S-24). */
+export class AskClosed extends Error {
+  readonly askId: string;
+  readonly decidedBy: DecidedBy;
+  constructor(askId: string, decidedBy: DecidedBy, message: string) {
+    super(message);
+    this.name = "AskClosed";
+    this.askId = askId;
+    this.decidedBy = decidedBy;
+  }
+}
+
+const cleanTitle = (title: unknown, what: string): string => {
+  if (title === undefined) return "";
+  if (typeof title !== "string") throw new TypeError(`${what} must be a string`);
+  return cleanText(title, LIMITS.titleBytes, { singleLine: true }).text;
+};
+
+export class Workspace {
+  readonly id: string;
+  #title: string;
+  readonly #host: PaneHost;
+  readonly tabs = new Map<string, Tab>();
+
+  /** @internal */
+  constructor(host: PaneHost, id: string, title: string) {
+    this.#host = host;
+    this.id = id;
+    this.#title = title;
+  }
+
+  get title(): string {
+    return this.#title;
+  }
+
+  /** Renames the workspace (also what an accepted rename from the phone does). */
+  setTitle(title: string): void {
+    this.#title = cleanTitle(title, "workspace title");
+    this.#host.layoutChanged();
+  }
+
+  /** Returns the tab with this id, creating it the first time (S-9). */
+  tab(id: string, opts: { title?: string } = {}): Tab {
+    assertId(id, "tab id", { noColon: true });
+    const existing = this.tabs.get(id);
+    if (existing) return existing;
+    const tab = new Tab(this.#host, this, id, cleanTitle(opts.title, "tab title"));
+    this.tabs.set(id, tab);
+    this.#host.layoutChanged();
+    return tab;
+  }
+
+  /** @internal */
+  summary(): WorkspaceSummary {
+    return { id: this.id, title: this.#title };
+  }
+}
+
+export class Tab {
+  readonly workspace: Workspace;
+  readonly localId: string;
+  #title: string;
+  readonly #host: PaneHost;
+  readonly panes = new Map<string, Pane>();
+
+  /** @internal */
+  constructor(host: PaneHost, workspace: Workspace, localId: string, title: string) {
+    this.#host = host;
+    this.workspace = workspace;
+    this.localId = localId;
+    this.#title = title;
+  }
+
+  /** The wire id: `<workspace>:<tab>` (S-11). */
+  get id(): string {
+    return `${this.workspace.id}:${this.localId}`;
+  }
+
+  get title(): string {
+    return this.#title;
+  }
+
+  setTitle(title: string): void {
+    this.#title = cleanTitle(title, "tab title");
+    this.#host.layoutChanged();
+  }
+
+  /**
+   * Returns the pane with this id, creating it the first time (S-9): one conversation shown twice
+   * needs no second pane. Titles are cut to 256 bytes and harness to 64 (S-10); a relative `cwd`
+   * is dropped.
+   */
+  pane(id: string, opts: PaneOptions = {}): Pane {
+    assertId(id, "pane id");
+    const existing = this.#host.panes.get(id);
+    if (existing) return existing;
+    const pane = new Pane(this.#host, this, id, opts);
+    this.#host.panes.set(id, pane);
+    this.panes.set(id, pane);
+    this.#host.log.addPane(id);
+    this.#host.layoutChanged();
+    return pane;
+  }
+
+  /** @internal */
+  summary(): TabSummary {
+    return { id: this.id, workspaceId: this.workspace.id, title: this.#title };
+  }
+}
+
+export interface PaneOptions {
+  title?: string;
+  harness?: string;
+  /** An absolute path; anything else is dropped (S-10). */
+  cwd?: string;
+  /** The conversation's id in the agent's history; null when it cannot stay the same across a restart (S-31). */
+  sessionId?: string | null;
+}
+
+/** A pane's own handlers; they take precedence over the core's hooks (S-19). */
+export interface PaneHandlers {
+  onSend?: (event: SendEvent) => HandlerResult;
+  onSteer?: (event: SteerEvent) => HandlerResult;
+  onStop?: (event: StopEvent) => HandlerResult;
+  onAction?: (event: ActionEvent) => HandlerResult;
+}
+
+interface OpenAsk {
+  ask: Ask;
+  resolve: (answer: AskAnswer) => void;
+  reject: (err: AskClosed) => void;
+  timer: unknown;
+  unlisten?: () => void;
+}
+
+/** How an ask ended, kept so a late answer learns why it was not taken (P-15). */
+interface ClosedAsk {
+  decidedBy: DecidedBy;
+  revision: string;
+  /** Closed because the phone stopped the turn or closed the pane. */
+  byPhone: boolean;
+}
+
+const CLOSED_ASKS_KEPT = 1000;
+
+export class Pane {
+  readonly id: string;
+  readonly tab: Tab;
+  /** @internal */ readonly handlers: PaneHandlers = {};
+  #title: string;
+  readonly #harness: string;
+  readonly #cwd: string | undefined;
+  readonly #sessionId: string | null | undefined;
+  #state: Exclude<PaneState, "waiting"> = "idle";
+  #subtitle: string | undefined;
+  #progress: Progress | undefined;
+  #badge: string | undefined;
+  #actions: Action[] = [];
+  #turnId: string | null = null;
+  #activeAt: number;
+  #closed = false;
+  readonly #host: PaneHost;
+  /** The newest items by id, in order; at most LIMITS.viewItems (S-32). */
+  readonly #items = new Map<string, Item>();
+  #itemsCut = false;
+  readonly #asks = new Map<string, OpenAsk>();
+  readonly #closedAsks = new Map<string, ClosedAsk>();
+  /** Partial writes held back by the 250 ms coalescing (S-15). */
+  readonly #pending = new Map<string, { item: Item; timer: unknown }>();
+  readonly #lastWrite = new Map<string, number>();
+
+  /** @internal */
+  constructor(host: PaneHost, tab: Tab, id: string, opts: PaneOptions) {
+    this.#host = host;
+    this.tab = tab;
+    this.id = id;
+    this.#title = cleanTitle(opts.title, "pane title");
+    if (opts.harness !== undefined && typeof opts.harness !== "string") throw new TypeError("harness must be a string");
+    this.#harness = cleanText(opts.harness ?? "", LIMITS.harnessBytes, { singleLine: true }).text;
+    this.#cwd = typeof opts.cwd === "string" && opts.cwd.startsWith("/") ? cleanText(opts.cwd, 4096, { singleLine: true }).text : undefined;
+    if (opts.sessionId !== undefined && opts.sessionId !== null) assertId(opts.sessionId, "sessionId");
+    this.#sessionId = opts.sessionId;
+    this.#activeAt = host.clock.now();
+  }
+
+  /** The conversation's id in the agent's history (S-31). */
+  get sessionId(): string | null {
+    if (this.#sessionId !== undefined) return this.#sessionId;
+    return this.#host.hasHistory ? this.id : null;
+  }
+  /** The running turn or the last one (S-13). */
+  get turnId(): string | null {
+    return this.#turnId;
+  }
+  /** How many asks are open. */
+  get openAsks(): number {
+    return this.#asks.size;
+  }
+  get title(): string {
+    return this.#title;
+  }
+  get closed(): boolean {
+    return this.#closed;
+  }
+  /** What the phone sees: `waiting` while an ask is open (S-18). */
+  get state(): PaneState {
+    return this.#asks.size > 0 ? "waiting" : this.#state;
+  }
+
+  /** Writes an item; an item with a known id replaces the earlier one in place (S-14). Returns its id. */
+  item(input: ItemInput): string {
+    this.#assertOpen();
+    const id = input?.id ?? randomId("i-");
+    const item = normalizeItem({ ...input, id }, this.#host.clock.now());
+    const partial = "partial" in item && item.partial === true;
+    const pending = this.#pending.get(id);
+    if (partial) {
+      const last = this.#lastWrite.get(id);
+      const now = this.#host.clock.now();
+      if (last !== undefined && now - last < PARTIAL_INTERVAL_MS) {
+        // Coalesce (S-15): keep the newest text, write it when the window ends.
+        if (pending) pending.item = item;
+        else this.#pending.set(id, { item, timer: this.#host.clock.setTimeout(() => this.#flush(id), last + PARTIAL_INTERVAL_MS - now) });
+        return id;
+      }
+    }
+    if (pending) {
+      this.#host.clock.clearTimeout(pending.timer);
+      this.#pending.delete(id);
+    }
+    this.#writeItem(item, partial);
+    return id;
+  }
+
+  /** Sets the pane's state: `idle` or `working` (`waiting` follows from open asks). Leaving `working` flushes partial writes (S-15). */
+  setState(state: "idle" | "working"): void {
+    this.#assertOpen();
+    if (state !== "idle" && state !== "working") throw new TypeError(`state ${JSON.stringify(state)} must be idle or working (waiting follows from open asks)`);
+    if (state !== "working") this.flushPartials();
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#emitState();
+  }
+
+  /** Starts a turn: the pane works, and `turnId` names it. Returns the turn id. */
+  beginTurn(turnId?: string): string {
+    this.#assertOpen();
+    const id = turnId ?? randomId("t-");
+    assertId(id, "turn id");
+    this.#turnId = id;
+    this.#state = "working";
+    this.#emitState();
+    return id;
+  }
+
+  /** Ends the running turn: pending partial text is written, the pane goes idle. */
+  endTurn(): void {
+    this.setState("idle");
+  }
+
+  /** Sets or clears the subtitle (the line under the title). */
+  setSubtitle(subtitle: string | null): void {
+    this.#assertOpen();
+    this.#subtitle = subtitle === null ? undefined : cleanText(String(subtitle), LIMITS.subtitleBytes, { singleLine: true }).text;
+    this.#emitState();
+  }
+
+  /** Sets or clears progress: steps or a percentage with a label (S-18). Invalid → TypeError/RangeError. */
+  setProgress(progress: Progress | null): void {
+    this.#assertOpen();
+    this.#progress = progress === null ? undefined : normalizeProgress(progress);
+    this.#emitState();
+  }
+
+  /** Sets or clears a short badge (1–16 characters). */
+  setBadge(badge: string | null): void {
+    this.#assertOpen();
+    this.#badge = badge === null ? undefined : normalizeBadge(badge);
+    this.#emitState();
+  }
+
+  /** Sets the agent's own buttons: up to 4 (S-18). */
+  setActions(actions: readonly Action[]): void {
+    this.#assertOpen();
+    this.#actions = normalizeActions(actions);
+    this.#emitState();
+  }
+
+  /** Renames the conversation (also what an accepted rename from the phone does). */
+  setTitle(title: string): void {
+    this.#assertOpen();
+    this.#title = cleanTitle(title, "pane title");
+    this.#emitState();
+    this.#host.layoutChanged();
+  }
+
+  /** Sets this pane's own handlers; they win over the core's hooks (S-19). */
+  on(handlers: PaneHandlers): this {
+    Object.assign(this.handlers, handlers);
+    return this;
+  }
+  onSend(fn: PaneHandlers["onSend"]): this { return this.on({ onSend: fn }); }
+  onSteer(fn: PaneHandlers["onSteer"]): this { return this.on({ onSteer: fn }); }
+  onStop(fn: PaneHandlers["onStop"]): this { return this.on({ onStop: fn }); }
+  onAction(fn: PaneHandlers["onAction"]): this { return this.on({ onAction: fn }); }
+
+  /**
+   * Shows a card and resolves with the answer in the kind's shape (S-21). Rejects with AskClosed
+   * when the ask expires (`timeout`), the signal aborts, or the pane closes (`program`) (S-24).
+   * Raising an id that is already open is a TypeError (S-23).
+   */
+  ask(input: AskInput): Promise<AskAnswer> {
+    this.#assertOpen();
+    const ask = buildAsk(this.id, input, { now: this.#host.clock.now(), allowAlways: this.#host.allowAlways });
+    if (this.#asks.has(ask.id)) throw new TypeError(`ask ${ask.id} for tool call ${JSON.stringify(input.toolCallId)} is already open in pane ${JSON.stringify(this.id)}`);
+    if (input.signal?.aborted) return Promise.reject(new AskClosed(ask.id, "program", "the signal was aborted before the ask opened"));
+    this.#closedAsks.delete(ask.id);
+    return new Promise<AskAnswer>((resolve, reject) => {
+      const open: OpenAsk = { ask, resolve, reject, timer: undefined };
+      this.#asks.set(ask.id, open);
+      if (ask.expiresAt !== undefined) {
+        const ms = Date.parse(ask.expiresAt) - this.#host.clock.now();
+        open.timer = this.#host.clock.setTimeout(() => this.#closeAsk(ask.id, "timeout", false), Math.max(0, ms));
+      }
+      if (input.signal) {
+        const onAbort = () => this.#closeAsk(ask.id, "program", false);
+        input.signal.addEventListener("abort", onAbort, { once: true });
+        open.unlisten = () => input.signal!.removeEventListener("abort", onAbort);
+      }
+      this.#touch();
+      this.#host.log.append({ type: "ask", pane: this.id, ask });
+      this.#emitState();
+    });
+  }
+
+  /** The open asks. */
+  get asks(): Ask[] {
+    return [...this.#asks.values()].map((o) => o.ask);
+  }
+
+  /** Closes the conversation: it leaves the layout, its open asks close as decided by `program` (S-24, S-30). */
+  close(): void {
+    if (this.#closed) return;
+    this.#host.removePane(this, "program");
+  }
+
+  /** @internal the core's part of closing: asks and timers. */
+  shutdown(byPhone: boolean): void {
+    for (const askId of [...this.#asks.keys()]) this.#closeAsk(askId, "program", byPhone, { silent: true });
+    for (const p of this.#pending.values()) this.#host.clock.clearTimeout(p.timer);
+    this.#pending.clear();
+    this.#closed = true;
+  }
+
+  /** @internal a closed pane this process may restore on reopen (S-30). */
+  restore(): void {
+    this.#closed = false;
+    this.#host.log.addPane(this.id);
+    this.#touch();
+  }
+
+  /** @internal accepts an answer from the phone; returns the wire error code when it is not taken. */
+  answer(askId: string, revision: string, answer: Answer): { ok: true; decidedAt: string } | { ok: false; code: string; message: string; extra?: Record<string, unknown> } {
+    const open = this.#asks.get(askId);
+    if (!open) {
+      const closed = this.#closedAsks.get(askId);
+      if (!closed) return { ok: false, code: "ask-not-open", message: "No such ask is open; it may be raised again in a moment." };
+      if (closed.decidedBy === "phone") return { ok: false, code: "ask-answered", message: "Another answer came first." };
+      if (closed.decidedBy === "timeout") return { ok: false, code: "ask-timed-out", message: "The ask timed out before this answer." };
+      return { ok: false, code: "ask-decided", message: "The durable agent decided the ask before this answer." };
+    }
+    if (open.ask.revision !== revision) {
+      return { ok: false, code: "ask-changed", message: "The ask changed; read it again.", extra: { revision: open.ask.revision } };
+    }
+    const checked = checkAnswer(open.ask, answer);
+    if (!checked.ok) return { ok: false, code: "invalid-answer", message: checked.reason };
+    const decidedAt = new Date(this.#host.clock.now()).toISOString();
+    this.#closeAsk(askId, "phone", true);
+    open.resolve(checked.value);
+    return { ok: true, decidedAt };
+  }
+
+  /** @internal the phone stopped the turn: open asks end as `program` without a chat line (P-16), a `stopped` note stays (P-19). */
+  stopTurn(): void {
+    for (const askId of [...this.#asks.keys()]) this.#closeAsk(askId, "program", true);
+    this.flushPartials();
+    this.item({ id: `stopped-${this.#turnId ?? randomId()}`, kind: "notice", text: "stopped", stopped: true });
+    if (this.#state !== "idle") {
+      this.#state = "idle";
+      this.#emitState();
+    }
+  }
+
+  /** @internal echo of an accepted send, so the phone can replace its own copy (P-20). */
+  echoSend(text: string, requestId: string): void {
+    this.item({ id: `user-${requestId}`, kind: "user", text, requestId });
+  }
+
+  /** Writes every coalesced partial now. */
+  flushPartials(): void {
+    for (const id of [...this.#pending.keys()]) this.#flush(id);
+  }
+
+  /** @internal */
+  summary(): PaneSummary {
+    const s: PaneSummary = {
+      id: this.id,
+      tabId: this.tab.id,
+      title: this.#title,
+      harness: this.#harness,
+      sessionId: this.sessionId,
+      state: this.state,
+      actions: this.#actions.map((a) => ({ ...a })),
+      openAsks: this.#asks.size,
+      turnId: this.#turnId,
+      activeAt: new Date(this.#activeAt).toISOString(),
+    };
+    if (this.#cwd !== undefined) s.cwd = this.#cwd;
+    if (this.#subtitle !== undefined) s.subtitle = this.#subtitle;
+    if (this.#progress !== undefined) s.progress = { ...this.#progress };
+    if (this.#badge !== undefined) s.badge = this.#badge;
+    return s;
+  }
+
+  /** @internal the whole current view (S-32). */
+  view(): PaneView {
+    return { pane: this.summary(), items: [...this.#items.values()], itemsCut: this.#itemsCut, asks: this.asks };
+  }
+
+  /** @internal finds an action by id. */
+  action(id: string): Action | undefined {
+    return this.#actions.find((a) => a.id === id);
+  }
+
+  #flush(id: string): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#host.clock.clearTimeout(pending.timer);
+    this.#pending.delete(id);
+    if (!this.#closed) this.#writeItem(pending.item, true);
+  }
+
+  #writeItem(item: Item, partial: boolean): void {
+    if (partial) this.#lastWrite.set(item.id, this.#host.clock.now());
+    else this.#lastWrite.delete(item.id);
+    this.#items.set(item.id, item);
+    if (this.#items.size > LIMITS.viewItems) {
+      this.#items.delete(this.#items.keys().next().value as string);
+      this.#itemsCut = true;
+    }
+    this.#touch();
+    this.#host.log.append({ type: "item", pane: this.id, item });
+  }
+
+  #closeAsk(askId: string, decidedBy: DecidedBy, byPhone: boolean, opts: { silent?: boolean } = {}): void {
+    const open = this.#asks.get(askId);
+    if (!open) return;
+    this.#asks.delete(askId);
+    this.#host.clock.clearTimeout(open.timer);
+    open.unlisten?.();
+    this.#closedAsks.set(askId, { decidedBy, revision: open.ask.revision, byPhone });
+    if (this.#closedAsks.size > CLOSED_ASKS_KEPT) this.#closedAsks.delete(this.#closedAsks.keys().next().value as string);
+    const decidedAt = new Date(this.#host.clock.now()).toISOString();
+    if (!opts.silent) {
+      this.#host.log.append({ type: "ask-closed", pane: this.id, askId, decidedBy, title: open.ask.title, decidedAt });
+      // An ask that ended without the phone leaves a line in the chat (S-24, P-16).
+      if (!byPhone) {
+        const line = decidedBy === "timeout" ? "Timed out before an answer" : "Decided in the durable agent";
+        this.item({ id: `ask-closed-${askId}`, kind: "notice", text: `${line}: ${open.ask.title}` });
+      }
+      this.#emitState();
+    }
+    if (decidedBy !== "phone") {
+      const why = decidedBy === "timeout" ? "the ask expired before an answer" : "the ask was closed by the program";
+      open.reject(new AskClosed(askId, decidedBy, why));
+    }
+  }
+
+  #emitState(): void {
+    if (this.#closed) return;
+    this.#touch();
+    this.#host.log.append({ type: "state", pane: this.id, summary: this.summary() });
+  }
+
+  #touch(): void {
+    this.#activeAt = this.#host.clock.now();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new TypeError(`pane ${JSON.stringify(this.id)} is closed`);
+  }
+}

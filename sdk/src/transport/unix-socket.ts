@@ -1,0 +1,152 @@
+/**
+ * `openCollie` (S-5, S-8): the durable core served on a private Unix socket. The socket and its
+ * directory are owner-only; a stale socket file from a dead process is replaced, a live one is an
+ * error; on Linux writes from the agent's own process tree are refused (S-7).
+ */
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { DurableCore, type CommonOptions } from "../core/core.ts";
+import { canIdentifyPeers, isSelfOrDescendant, peerPids } from "./peer.ts";
+
+/** The variable both the agent and Collie read for the socket's path (S-5). */
+export const SOCKET_ENV = "COLLIE_DURABLE_SOCKET";
+
+export interface OpenCollieOptions extends CommonOptions {
+  /** The socket's path; default `$COLLIE_DURABLE_SOCKET`, else `defaultSocketPath()`. */
+  socket?: string;
+  /**
+   * Refuse writes from this process and its descendants (S-7); default true where the system can
+   * tell who calls. Turn it off only to drive the agent from its own process in tests (the fake
+   * phone of `./testing`); `hello` then reports `descendantCheck: false`.
+   */
+  descendantCheck?: boolean;
+}
+
+/** `$XDG_RUNTIME_DIR/collie/durable.sock`, else `<tmpdir>/collie-<uid>/durable.sock`. */
+export function defaultSocketPath(): string {
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const uid = process.getuid?.() ?? 0;
+  return runtime && isAbsolute(runtime) ? join(runtime, "collie", "durable.sock") : join(tmpdir(), `collie-${uid}`, "durable.sock");
+}
+
+/** The handle `openCollie` returns: the layout handle plus the socket it serves on. */
+export class Collie extends DurableCore {
+  readonly socketPath: string;
+  readonly #server: Server;
+  #closed = false;
+
+  /** @internal use openCollie() */
+  constructor(opts: ConstructorParameters<typeof DurableCore>[0], socketPath: string, server: Server) {
+    super(opts);
+    this.socketPath = socketPath;
+    this.#server = server;
+  }
+
+  /**
+   * Stops serving and removes the socket file. Open asks deliberately stay open: a shutdown is not
+   * an answer (S-8); the agent decides what happens to the work waiting on them.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await new Promise<void>((done) => {
+      this.#server.close(() => done());
+      this.#server.closeAllConnections();
+    });
+    try {
+      unlinkSync(this.socketPath);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Opens the private socket and returns the handle that lays out what the phone shows (S-5). */
+export async function openCollie(options: OpenCollieOptions = {}): Promise<Collie> {
+  if (process.platform === "win32" || typeof process.getuid !== "function") {
+    throw new Error(
+      "openCollie needs a system with file owners to keep its socket private; on Windows serve " +
+        "createCore() from @colliepwa/durable-sdk/core behind TLS with a token instead.",
+    );
+  }
+  const { socket, descendantCheck, ...common } = options;
+  const raw = socket ?? process.env[SOCKET_ENV] ?? defaultSocketPath();
+  if (typeof raw !== "string" || raw.length === 0) throw new TypeError("socket must be a path");
+  const path = resolve(raw);
+  preparePrivateDir(dirname(path));
+  await clearStaleSocket(path);
+
+  const check = descendantCheck !== false && (await canIdentifyPeers());
+  const pids = new WeakMap<Socket, Promise<number[] | null>>();
+  const callerCheck = {
+    active: check,
+    async allow(req: IncomingMessage): Promise<boolean> {
+      if (!check) return true;
+      let lookup = pids.get(req.socket);
+      if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
+      const found = await lookup;
+      // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
+      if (found === null) return false;
+      return !found.some((pid) => isSelfOrDescendant(pid));
+    },
+  };
+
+  const server = createServer({ keepAliveTimeout: 65_000 });
+  const collie = new Collie({ ...common, allowAlways: true, callerCheck }, path, server);
+  server.on("request", collie.handler);
+  server.on("connection", (s: Socket) => {
+    if (check) pids.set(s, peerPids(s));
+  });
+  const previous = process.umask(0o177); // the socket is created owner-only, not chmod'ed after the fact
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once("error", fail);
+      server.listen({ path }, () => {
+        server.off("error", fail);
+        done();
+      });
+    });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(path, 0o600);
+  return collie;
+}
+
+/** Makes sure the socket's directory exists, is ours and is reachable by nobody else (S-5, X-3). */
+function preparePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  if (st.uid !== process.getuid!()) throw new Error(`the socket directory ${dir} belongs to another user; choose a directory of your own`);
+  if ((st.mode & 0o077) !== 0) {
+    throw new Error(
+      `the socket directory ${dir} is reachable by other users (mode ${(st.mode & 0o777).toString(8)}); ` +
+        "use a directory only you can open (chmod 700), e.g. $XDG_RUNTIME_DIR/collie",
+    );
+  }
+}
+
+/** Removes a socket file left by a dead process; a live socket or another kind of file is an error. */
+async function clearStaleSocket(path: string): Promise<void> {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`${path} exists and is not a socket; refusing to replace it`);
+  const live = await new Promise<boolean>((done) => {
+    const probe = connect({ path });
+    probe.once("connect", () => {
+      probe.destroy();
+      done(true);
+    });
+    probe.once("error", () => done(false));
+  });
+  if (live) throw new Error(`${path} is in use by a running process; stop it or choose another socket path`);
+  unlinkSync(path);
+}
