@@ -17,6 +17,7 @@ export { MemoryReceiptStore } from "./core/receipts.ts";
 export { SqliteReceiptStore } from "./core/sqlite-receipts.ts";
 export { askIdFor } from "./core/ids.ts";
 export { buildAsk, checkAnswer, expiryOf } from "./core/asks.ts";
+export { argumentsView, callSummary, requireApproval, type Approval, type ApprovalOptions } from "./core/approval.ts";
 export { normalizeActions, normalizeItem, normalizeProgress } from "./core/items.ts";
 export { systemClock } from "./core/clock.ts";
 export { SDK_NAME, SDK_VERSION } from "./core/version.ts";

@@ -144,7 +144,10 @@ export function buildAsk(paneId: string, input: AskInput, opts: { now: number; a
       throw new TypeError(`ask kind ${JSON.stringify((input as { kind?: unknown }).kind)} is not one of permission, choice, text, form`);
   }
   if (shortened) base.textShortened = true;
-  const { revision: _r, createdAt: _c, ...content } = base;
+  // The revision covers what the user reads and answers. The expiry and the push text are left
+  // out: an agent that restarts raises the same call with a new deadline, and an answer to the
+  // same question must still fit (D-5).
+  const { revision: _r, createdAt: _c, expiresAt: _e, push: _p, ...content } = base;
   base.revision = contentHash(content);
   return base as unknown as Ask;
 }

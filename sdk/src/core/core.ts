@@ -93,6 +93,7 @@ export class DurableCore implements PaneHost {
   readonly clock: Clock;
   readonly allowAlways: boolean;
   readonly panes = new Map<string, Pane>();
+  readonly alwaysAllowed = new Set<string>();
   readonly #workspaces = new Map<string, Workspace>();
   /** Panes this process closed, for reopen without a hook (S-30). */
   readonly #closedPanes = new Map<string, Pane>();
@@ -363,7 +364,11 @@ export class DurableCore implements PaneHost {
   async #write(name: RouteName, params: Record<string, string>, body: { requestId: string }): Promise<Reply> {
     const { requestId } = body;
     const inFlight = this.#inFlight.get(requestId);
-    if (inFlight) return replayed(await inFlight);
+    if (inFlight) {
+      // A duplicate that came while the first ran gets its answer; only a success is a stored answer.
+      const first = await inFlight;
+      return first.status >= 200 && first.status < 300 ? replayed(first) : first;
+    }
     const known = await this.#receipts.get(requestId);
     if (known === "dropped") return error("receipt-dropped", "This request id was seen before, but its receipt is no longer kept; nothing ran.");
     if (known) return replayed(known);
@@ -399,8 +404,7 @@ export class DurableCore implements PaneHost {
         const text = body.text as string;
         const handler = pane.handlers.onSend ?? this.#hooks.onSend;
         if (!handler) return error("not-supported", "This conversation takes no messages.");
-        const result = await handler({ pane, text, requestId });
-        pane.echoSend(text, requestId);
+        const result = await pane.withEcho(text, requestId, () => handler({ pane, text, requestId }));
         return ok(turnOf(result, pane));
       }
       case "steer": {
@@ -409,8 +413,8 @@ export class DurableCore implements PaneHost {
         if (!handler) return error("not-supported", "This conversation cannot be steered.");
         const turnId = body.turnId as string | null;
         if (pane.state === "idle" || turnId !== pane.turnId) return movedOn();
-        const result = await handler({ pane, text: body.text as string, turnId, requestId });
-        pane.echoSend(body.text as string, requestId);
+        const text = body.text as string;
+        const result = await pane.withEcho(text, requestId, () => handler({ pane, text, turnId, requestId }));
         return ok(turnOf(result, pane));
       }
       case "stop": {

@@ -53,9 +53,17 @@ export class EventLog {
     return Number.isSafeInteger(seq) && seq >= 0 && seq <= this.#seq ? seq : null;
   }
 
+  /**
+   * Opens a pane's tail. A reader whose cursor is from before this gets the pane's whole view
+   * instead of events, as if it fell behind (W-3: a gap becomes a view): a reopened pane comes back
+   * with items no tail holds (S-30), and a new pane may reuse the id of one the reader still shows,
+   * whose items the view replaces. Counts as a layout change.
+   */
   addPane(paneId: string): void {
-    // A pane opened now has seen nothing a reader could have missed.
-    this.#tails.set(paneId, { events: [], droppedThrough: 0, lastSeq: 0 });
+    const seq = ++this.#seq;
+    this.#layoutSeq = seq;
+    this.#tails.set(paneId, { events: [], droppedThrough: seq, lastSeq: seq });
+    this.#wake();
   }
 
   removePane(paneId: string): void {

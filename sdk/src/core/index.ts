@@ -8,6 +8,7 @@ export { Refusal } from "./hooks.ts";
 export { MemoryReceiptStore } from "./receipts.ts";
 export { SqliteReceiptStore } from "./sqlite-receipts.ts";
 export { askIdFor } from "./ids.ts";
+export { argumentsView, callSummary, requireApproval } from "./approval.ts";
 export { systemClock } from "./clock.ts";
 export { SDK_NAME, SDK_VERSION } from "./version.ts";
 export type * from "./types.ts";

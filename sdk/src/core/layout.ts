@@ -12,7 +12,7 @@ import type {
 import { buildAsk, checkAnswer, type AskAnswer, type AskInput } from "./asks.ts";
 import type { Clock } from "./clock.ts";
 import type { EventLog } from "./event-log.ts";
-import { randomId } from "./ids.ts";
+import { askIdFor, randomId } from "./ids.ts";
 import { normalizeActions, normalizeBadge, normalizeItem, normalizeProgress, type ItemInput } from "./items.ts";
 import type { ActionEvent, SendEvent, SteerEvent, StopEvent, HandlerResult } from "./hooks.ts";
 
@@ -21,6 +21,8 @@ export interface PaneHost {
   readonly log: EventLog;
   readonly clock: Clock;
   readonly allowAlways: boolean;
+  /** Tools the phone answered `Always allow` for: later calls pass without a card (S-27). */
+  readonly alwaysAllowed: Set<string>;
   /** A history provider is set: sessionId defaults to the pane id (S-31). */
   readonly hasHistory: boolean;
   /** Every open pane of the core by id: pane ids are unique across tabs. */
@@ -199,6 +201,9 @@ export class Pane {
   /** Partial writes held back by the 250 ms coalescing (S-15). */
   readonly #pending = new Map<string, { item: Item; timer: unknown }>();
   readonly #lastWrite = new Map<string, number>();
+  /** Echoes of sends whose handlers are still running, oldest first (P-20). */
+  readonly #pendingEchoes: { text: string; requestId: string }[] = [];
+  #writingEchoes = false;
 
   /** @internal */
   constructor(host: PaneHost, tab: Tab, id: string, opts: PaneOptions) {
@@ -212,6 +217,16 @@ export class Pane {
     if (opts.sessionId !== undefined && opts.sessionId !== null) assertId(opts.sessionId, "sessionId");
     this.#sessionId = opts.sessionId;
     this.#activeAt = host.clock.now();
+  }
+
+  /** @internal the core this pane belongs to. */
+  get host(): PaneHost {
+    return this.#host;
+  }
+
+  /** The id an ask for this tool call gets here (S-23). */
+  askIdFor(toolCallId: string): string {
+    return askIdFor(this.id, toolCallId);
   }
 
   /** The conversation's id in the agent's history (S-31). */
@@ -422,9 +437,39 @@ export class Pane {
     }
   }
 
-  /** @internal echo of an accepted send, so the phone can replace its own copy (P-20). */
-  echoSend(text: string, requestId: string): void {
-    this.item({ id: `user-${requestId}`, kind: "user", text, requestId });
+  /**
+   * @internal Runs a send or steer handler, then echoes the user's line with the phone's request
+   * id so the phone can replace its own copy (P-20). When the handler writes items before it
+   * returns, the echo goes first, so the chat keeps the order things happened in. A refusal before
+   * any write leaves no echo.
+   */
+  async withEcho<T>(text: string, requestId: string, run: () => T | Promise<T>): Promise<T> {
+    // One entry per send: several sends may run at once, each keeps its own text and request id.
+    const echo = { text, requestId };
+    this.#pendingEchoes.push(echo);
+    try {
+      const result = await run();
+      if (this.#pendingEchoes.includes(echo)) this.#writeEchoes(echo);
+      return result;
+    } finally {
+      const i = this.#pendingEchoes.indexOf(echo);
+      if (i >= 0) this.#pendingEchoes.splice(i, 1);
+    }
+  }
+
+  /**
+   * Writes one pending echo (its send was accepted), or every pending one (an item is being
+   * written while their handlers run: they came first), oldest first.
+   */
+  #writeEchoes(only?: { text: string; requestId: string }): void {
+    if (this.#closed) return;
+    const echoes = only === undefined ? this.#pendingEchoes.splice(0) : this.#pendingEchoes.splice(this.#pendingEchoes.indexOf(only), 1);
+    this.#writingEchoes = true; // an echo is not an item the handler wrote: it does not pull the later echoes in
+    try {
+      for (const echo of echoes) this.item({ id: `user-${echo.requestId}`, kind: "user", text: echo.text, requestId: echo.requestId });
+    } finally {
+      this.#writingEchoes = false;
+    }
   }
 
   /** Writes every coalesced partial now. */
@@ -472,6 +517,7 @@ export class Pane {
   }
 
   #writeItem(item: Item, partial: boolean): void {
+    if (this.#pendingEchoes.length > 0 && !this.#writingEchoes) this.#writeEchoes();
     if (partial) this.#lastWrite.set(item.id, this.#host.clock.now());
     else this.#lastWrite.delete(item.id);
     this.#items.set(item.id, item);

@@ -43,20 +43,16 @@ export async function peerPids(socket: Socket): Promise<number[] | null> {
   }
   const table = await runSs();
   if (table === null) return null;
-  // Columns: Netid State Recv-Q Send-Q Local-Address Local-Inode Peer-Address Peer-Inode [users:(...)]
-  let peerInode: string | undefined;
-  const byInode = new Map<string, string>();
+  // Columns: Netid State Recv-Q Send-Q Local-Address Local-Inode Peer-Address Peer-Inode [users:(...)].
+  // An address is a path and may hold spaces, so the line is not split on white space: the peer's
+  // own line is the one whose Peer-Inode (the last number before `users:(...)`) is our inode.
   for (const line of table.split("\n")) {
-    const cols = line.trim().split(/\s+/);
-    if (cols.length < 8) continue;
-    byInode.set(cols[5]!, line);
-    if (cols[5] === inode) peerInode = cols[7];
+    const m = /\s(\d+)(\s+users:\(.*)?\s*$/.exec(line);
+    if (!m || m[1] !== inode || !m[2]) continue;
+    const pids = [...m[2].matchAll(/pid=(\d+)/g)].map((p) => Number(p[1]));
+    if (pids.length > 0) return pids;
   }
-  if (!peerInode) return null;
-  const peerLine = byInode.get(peerInode);
-  if (!peerLine) return null;
-  const pids = [...peerLine.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1]));
-  return pids.length > 0 ? pids : null;
+  return null;
 }
 
 /** The parent of a pid, from /proc/<pid>/stat (the field after the parenthesised command). */

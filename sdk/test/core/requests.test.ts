@@ -1,0 +1,220 @@
+/** Versions and bad input: the warn line, version-mismatch, malformed and oversized requests (S-34, W-1, W-5). */
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import type { Pane } from "../../src/core/layout.ts";
+import { LIMITS } from "../../src/wire/constants.ts";
+import { openCollie } from "../../src/transport/unix-socket.ts";
+import { connectPhone } from "../../src/testing/index.ts";
+import { openRig, privateDir, type Rig } from "../helpers/agent.ts";
+
+const V2_LINE = "collie: Collie speaks wire v2, this durable agent speaks v1. Update the agent's SDK, or Collie.";
+
+/** A GET with no Collie-Wire header at all (FakePhone always sends one). */
+function bareGet(socketPath: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: "GET" }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("wire versions (S-34, W-1)", () => {
+  let rig: Rig;
+  const lines: string[] = [];
+  before(async () => {
+    rig = await openRig({ warn: (line) => void lines.push(line) });
+    rig.collie.workspace("w").tab("t").pane("p");
+  });
+  after(() => rig.close());
+
+  it("writes nothing through warn for a Collie that speaks v1, or no header at all", async () => {
+    await rig.phone.hello();
+    rig.phone.collieWire = "2, 1";
+    await rig.phone.layout();
+    assert.equal(await bareGet(rig.collie.socketPath, "/durable/v1/layout"), 200);
+    assert.deepEqual(lines, []);
+  });
+
+  it("writes the mismatch line through warn exactly once for a Collie that speaks only v2, however many requests it sends", async () => {
+    rig.phone.collieWire = "2";
+    const hello = await rig.phone.hello();
+    assert.deepEqual(hello.wire, [1]);
+    await rig.phone.layout();
+    await rig.phone.pane("p");
+    await rig.phone.events({ after: null });
+    await rig.phone.request("GET", "/durable/v1/nowhere");
+    assert.deepEqual(lines, [V2_LINE]);
+  });
+
+  it("still serves the requests of a mismatched Collie (the header never makes a request fail)", async () => {
+    rig.phone.collieWire = "2";
+    assert.equal((await rig.phone.request("GET", "/durable/v1/layout")).status, 200);
+  });
+
+  it("writes one more line for another Collie version", async () => {
+    rig.phone.collieWire = "3, 2";
+    await rig.phone.layout();
+    await rig.phone.layout();
+    assert.deepEqual(lines, [V2_LINE, "collie: Collie speaks wire v3, this durable agent speaks v1. Update the agent's SDK, or Collie."]);
+    rig.phone.collieWire = "1";
+  });
+
+  it("answers 404 version-mismatch with speaks [1] for a path of a version it does not speak", async () => {
+    const reply = await rig.phone.request("GET", "/durable/v2/layout");
+    assert.equal(reply.status, 404);
+    assert.equal(reply.body.error, "version-mismatch");
+    assert.deepEqual(reply.body.speaks, [1]);
+    const write = await rig.phone.request("POST", "/durable/v2/panes/p/send", { requestId: "r", text: "x" });
+    assert.equal(write.status, 404);
+    assert.equal(write.body.error, "version-mismatch");
+  });
+
+  it("serves hello only unversioned: /durable/v1/hello is 404 not-found", async () => {
+    assert.equal((await rig.phone.request("GET", "/durable/hello")).status, 200);
+    const reply = await rig.phone.request("GET", "/durable/v1/hello");
+    assert.equal(reply.status, 404);
+    assert.equal(reply.body.error, "not-found");
+  });
+
+  it("describes itself in hello: wire, sdk, runtime, name, instance, descendant check", async () => {
+    const hello = await rig.phone.hello();
+    assert.deepEqual(hello.wire, [1]);
+    assert.equal(hello.sdk.name, "@colliepwa/durable-sdk");
+    assert.equal(hello.runtime, `node ${process.versions.node}`);
+    assert.equal(hello.name, null);
+    assert.equal(hello.descendantCheck, false);
+    assert.equal(hello.allowAlways, true);
+    assert.match(hello.instance, /^[0-9a-f]{16}$/);
+  });
+});
+
+describe("bad input is refused and changes nothing (W-5, L-2)", () => {
+  let rig: Rig;
+  let pane: Pane;
+  let handled = 0;
+  before(async () => {
+    rig = await openRig({ hooks: { onRename: () => void handled++ } });
+    pane = rig.collie.workspace("w").tab("t").pane("p", { title: "Stay" });
+    pane.onSend(() => void handled++);
+    pane.item({ id: "one", kind: "notice", text: "only item" });
+    rig.collie.ready();
+  });
+  after(() => rig.close());
+
+  async function unchanged(send: () => Promise<{ status: number; body: Record<string, unknown> }>, status: number, code: string): Promise<Record<string, unknown>> {
+    const layoutBefore = await rig.phone.layout();
+    const viewBefore = await rig.phone.pane("p");
+    const count = handled;
+    const reply = await send();
+    assert.equal(reply.status, status, JSON.stringify(reply.body));
+    assert.equal(reply.body.error, code);
+    assert.equal(typeof reply.body.message, "string");
+    assert.deepEqual(await rig.phone.layout(), layoutBefore);
+    assert.deepEqual(await rig.phone.pane("p"), viewBefore);
+    assert.equal(handled, count, "no handler ran");
+    return reply.body;
+  }
+
+  it("answers 400 bad-request for a body that is not JSON", async () => {
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", '{"requestId": "r1", "text": '), 400, "bad-request");
+  });
+
+  it("answers 400 bad-request for a body that is JSON but not an object", async () => {
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", "[1,2]"), 400, "bad-request");
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", "null"), 400, "bad-request");
+  });
+
+  it("answers 400 bad-request naming requestId when it is missing", async () => {
+    const body = await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", { text: "hi" }), 400, "bad-request");
+    assert.match(String(body.message), /requestId/);
+  });
+
+  it("answers 400 bad-request for a requestId that breaks the ID rule", async () => {
+    for (const requestId of ["has space", "a/b", "x".repeat(129), "", 42]) {
+      const body = await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", { requestId, text: "hi" }), 400, "bad-request");
+      assert.match(String(body.message), /requestId/);
+    }
+  });
+
+  it("answers 400 bad-request for a bad field, naming its path and the rule", async () => {
+    const body = await unchanged(
+      () => rig.phone.request("POST", "/durable/v1/rename", { requestId: "r-bad", target: { kind: "pane", id: "p q" }, title: "New" }),
+      400, "bad-request",
+    );
+    assert.match(String(body.message), /target\.id.*ID rule/);
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", { requestId: "r-empty", text: "" }), 400, "bad-request");
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", { requestId: "r-long", text: "x".repeat(16 * 1024 + 1) }), 400, "bad-request");
+  });
+
+  it("answers 404 not-found for an unknown route or method", async () => {
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/nothing-here"), 404, "not-found");
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/layout", { requestId: "r" }), 404, "not-found");
+    await unchanged(() => rig.phone.request("DELETE", "/durable/v1/panes/p"), 404, "not-found");
+    await unchanged(() => rig.phone.request("GET", "/elsewhere"), 404, "not-found");
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/panes/p/extra"), 404, "not-found");
+  });
+
+  it("answers 404 not-found for a pane that does not exist", async () => {
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/panes/nope"), 404, "not-found");
+  });
+
+  it("answers 413 too-large for a body over 256 KiB", async () => {
+    const big = JSON.stringify({ requestId: "r-big", text: "hi" }).padEnd(LIMITS.bodyBytes + 1, " ");
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", big), 413, "too-large");
+    const huge = "x".repeat(4 * LIMITS.bodyBytes);
+    await unchanged(() => rig.phone.request("POST", "/durable/v1/panes/p/send", huge), 413, "too-large");
+    // The agent keeps serving afterwards.
+    assert.equal((await rig.phone.layout()).ready, true);
+  });
+
+  it("reads a body of exactly 256 KiB", async () => {
+    const exact = JSON.stringify({ requestId: "r-exact", text: "hi" }).padEnd(LIMITS.bodyBytes, " ");
+    assert.equal(Buffer.byteLength(exact), LIMITS.bodyBytes);
+    const count = handled;
+    const reply = await rig.phone.request("POST", "/durable/v1/panes/p/send", exact);
+    assert.equal(reply.status, 200);
+    assert.equal(handled, count + 1);
+  });
+
+  it("answers 400 bad-request for a history or events query out of range", async () => {
+    rig.collie.history({ list: () => ({ rows: [] }), items: () => null });
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/history?limit=0"), 400, "bad-request");
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/history?limit=501"), 400, "bad-request");
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/history?after=has%20space"), 400, "bad-request");
+    await unchanged(() => rig.phone.request("GET", "/durable/v1/events?wait=abc"), 400, "bad-request");
+  });
+});
+
+describe("the descendant check (S-7)", () => {
+  it("refuses writes from the agent's own process with 403 caller-refused and keeps reads open", async (t) => {
+    const dir = privateDir();
+    const collie = await openCollie({ socket: join(dir, "durable.sock") });
+    const phone = connectPhone(collie.socketPath);
+    t.after(async () => {
+      phone.disconnect();
+      await collie.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    let ran = 0;
+    collie.workspace("w").tab("t").pane("p").onSend(() => void ran++);
+    const hello = await phone.hello();
+    if (!hello.descendantCheck) {
+      t.skip("this system cannot tell who calls on the socket");
+      return;
+    }
+    assert.equal((await phone.layout()).panes.length, 1, "reads stay open");
+    const send = await phone.send("p", "from inside");
+    assert.equal(send.status, 403);
+    assert.equal(send.body.error, "caller-refused");
+    const rename = await phone.rename({ kind: "pane", id: "p" }, "x");
+    assert.equal(rename.status, 403);
+    assert.equal(ran, 0);
+    assert.equal((await phone.pane("p")).pane.title, "");
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * The private Unix socket of `openCollie` (S-5, S-8, X-3, W-1): owner-only file and folder, the
+ * path from COLLIE_DURABLE_SOCKET, stale and live sockets, shutdown, and what hello says.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { after, afterEach, describe, test } from "node:test";
+import { type Collie, openCollie, SOCKET_ENV } from "../../src/index.ts";
+import { FakePhone } from "../../src/testing/index.ts";
+import { NODE_FLAGS } from "../helpers/child-agent.ts";
+import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
+
+const opened: Collie[] = [];
+const phones: FakePhone[] = [];
+const servers: Server[] = [];
+
+async function open(options: Parameters<typeof openCollie>[0]): Promise<Collie> {
+  const collie = await openCollie({ warn: () => {}, ...options });
+  opened.push(collie);
+  return collie;
+}
+
+function phone(path: string): FakePhone {
+  const p = new FakePhone(path);
+  phones.push(p);
+  return p;
+}
+
+/** Resolves "connected" or the error code of a plain connect to the path. */
+function tryConnect(path: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ path });
+    s.once("connect", () => {
+      s.destroy();
+      resolve("connected");
+    });
+    s.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? "error"));
+  });
+}
+
+/** "pending", "resolved" or "rejected": whether a promise has settled by the time a resolved one wins a race. */
+async function settledState(p: Promise<unknown>): Promise<string> {
+  // Let every queued callback run first, so a promise that was going to settle has settled.
+  await new Promise((resolve) => setImmediate(resolve));
+  return Promise.race([p.then(() => "resolved", () => "rejected"), Promise.resolve("pending")]);
+}
+
+afterEach(async () => {
+  for (const p of phones.splice(0)) p.disconnect();
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+after(() => removeTempDirs());
+
+describe("openCollie socket file and folder are owner-only (S-5, X-3)", () => {
+  test("the socket file is a socket with mode 0600", async () => {
+    const dir = tempDir();
+    const collie = await open({ socket: join(dir, "durable.sock") });
+    const st = lstatSync(collie.socketPath);
+    assert.ok(st.isSocket(), "the path is a socket");
+    assert.equal(st.mode & 0o777, 0o600);
+  });
+
+  test("a folder openCollie creates is mode 0700, and so is every folder it creates on the way", async () => {
+    const base = tempDir();
+    const path = join(base, "made", "deeper", "durable.sock");
+    await open({ socket: path });
+    assert.equal(statSync(join(base, "made", "deeper")).mode & 0o777, 0o700);
+    assert.equal(statSync(join(base, "made")).mode & 0o777, 0o700);
+  });
+
+  test("a socket folder reachable by others (chmod 755) is refused with an error naming the folder", async () => {
+    const dir = join(tempDir(), "shared");
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    await assert.rejects(open({ socket: join(dir, "durable.sock") }), (err: Error) => {
+      assert.ok(err.message.includes(dir), `the message names ${dir}: ${err.message}`);
+      assert.match(err.message, /reachable by other users/);
+      return true;
+    });
+    assert.equal(existsSync(join(dir, "durable.sock")), false, "no socket was created");
+  });
+
+  test("a socket folder only others can enter (chmod 701) is refused too", async () => {
+    const dir = join(tempDir(), "searchable");
+    mkdirSync(dir);
+    chmodSync(dir, 0o701);
+    await assert.rejects(open({ socket: join(dir, "durable.sock") }), (err: Error) => err.message.includes(dir));
+  });
+
+  test("the umask of the process is the same before and after openCollie", async () => {
+    const before = process.umask();
+    await open({ socket: join(tempDir(), "durable.sock") });
+    assert.equal(process.umask(), before);
+  });
+});
+
+describe("openCollie socket path (S-5)", () => {
+  test("without the socket option the path comes from COLLIE_DURABLE_SOCKET", async (t) => {
+    const path = join(tempDir(), "from-env.sock");
+    const previous = process.env[SOCKET_ENV];
+    process.env[SOCKET_ENV] = path;
+    t.after(() => {
+      if (previous === undefined) delete process.env[SOCKET_ENV];
+      else process.env[SOCKET_ENV] = previous;
+    });
+    const collie = await open({});
+    assert.equal(collie.socketPath, path);
+    assert.ok(lstatSync(path).isSocket());
+    assert.equal((await phone(path).hello()).wire.length > 0, true);
+  });
+
+  test("the socket option wins over COLLIE_DURABLE_SOCKET", async (t) => {
+    const envPath = join(tempDir(), "env.sock");
+    const optionPath = join(tempDir(), "option.sock");
+    const previous = process.env[SOCKET_ENV];
+    process.env[SOCKET_ENV] = envPath;
+    t.after(() => {
+      if (previous === undefined) delete process.env[SOCKET_ENV];
+      else process.env[SOCKET_ENV] = previous;
+    });
+    const collie = await open({ socket: optionPath });
+    assert.equal(collie.socketPath, optionPath);
+    assert.equal(existsSync(envPath), false);
+  });
+});
+
+describe("openCollie with a file already at the path (S-5)", () => {
+  test("a stale socket left by a killed process is replaced", async () => {
+    const path = join(tempDir(), "stale.sock");
+    // A child listens on the path and is killed with SIGKILL: it cannot unlink its socket file.
+    const child = spawn(
+      process.execPath,
+      [...NODE_FLAGS, "-e", `require("node:net").createServer().listen(${JSON.stringify(path)}, () => console.log("listening"))`],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once("data", () => resolve());
+        child.once("exit", () => reject(new Error("the child exited before listening")));
+      });
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+    assert.ok(lstatSync(path).isSocket(), "the killed child left its socket file behind");
+    assert.equal(await tryConnect(path), "ECONNREFUSED", "nobody listens on it");
+
+    const collie = await open({ socket: path, hostName: "fresh" });
+    assert.equal(lstatSync(path).mode & 0o777, 0o600);
+    assert.equal((await phone(collie.socketPath).hello()).name, "fresh");
+  });
+
+  test("a live socket (another server listens) is an error mentioning 'in use', and that server keeps serving", async () => {
+    const path = join(tempDir(), "live.sock");
+    const other = createServer((s) => {
+      s.on("error", () => {}); // the probes hang up at once
+      s.end();
+    });
+    servers.push(other);
+    await new Promise<void>((resolve) => other.listen(path, resolve));
+    await assert.rejects(open({ socket: path }), (err: Error) => {
+      assert.match(err.message, /in use/);
+      assert.ok(err.message.includes(path), `the message names ${path}: ${err.message}`);
+      return true;
+    });
+    assert.ok(lstatSync(path).isSocket());
+    assert.equal(await tryConnect(path), "connected", "the other server still serves");
+  });
+
+  test("a regular file at the path is an error and stays untouched", async () => {
+    const path = join(tempDir(), "durable.sock");
+    writeFileSync(path, "not a socket");
+    await assert.rejects(open({ socket: path }), /is not a socket/);
+    assert.equal(readFileSync(path, "utf8"), "not a socket");
+  });
+
+  test("a folder at the path is an error", async () => {
+    const path = join(tempDir(), "durable.sock");
+    mkdirSync(path);
+    await assert.rejects(open({ socket: path }), /is not a socket/);
+    assert.ok(statSync(path).isDirectory());
+  });
+});
+
+describe("collie.close() (S-8)", () => {
+  test("stops serving, removes the socket file and leaves open asks open", async () => {
+    const collie = await openCollie({ socket: join(tempDir(), "durable.sock"), warn: () => {} });
+    const pane = collie.workspace("w").tab("t").pane("p1", { title: "Ticket" });
+    collie.ready();
+    const answer = pane.ask({
+      kind: "permission",
+      toolCallId: "call-1",
+      itemId: "item-1",
+      title: "refund wants to run",
+      options: [{ kind: "allow" }, { kind: "deny" }],
+    });
+    // A connected phone with a keep-alive connection and a long-poll in flight.
+    const p = phone(collie.socketPath);
+    const seen = await p.waitForAsk({ paneId: "p1" });
+    const poll = p.events({ wait: 60_000 }).then(() => "answered", () => "failed");
+
+    await collie.close();
+
+    assert.equal(existsSync(collie.socketPath), false, "the socket file is gone");
+    assert.equal(await tryConnect(collie.socketPath), "ENOENT", "nobody can connect any more");
+    assert.equal(await poll, "failed", "the open long-poll was cut, not answered");
+    assert.equal(await settledState(answer), "pending", "a shutdown is not an answer");
+    assert.equal(pane.openAsks, 1);
+    assert.deepEqual(pane.asks.map((a) => a.id), [seen.id]);
+    await collie.close(); // a second close is harmless
+    assert.equal(await settledState(answer), "pending");
+  });
+
+  test("after close a new openCollie can take the same path", async () => {
+    const path = join(tempDir(), "durable.sock");
+    const first = await openCollie({ socket: path, hostName: "first", warn: () => {} });
+    await first.close();
+    await open({ socket: path, hostName: "second" });
+    assert.equal((await phone(path).hello()).name, "second");
+  });
+});
+
+describe("hello over the socket (W-1, S-34)", () => {
+  test("reports the runtime, the SDK's name and version from package.json, and the hostName", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+    const collie = await open({ socket: join(tempDir(), "durable.sock"), hostName: "support desk" });
+    const hello = await phone(collie.socketPath).hello();
+    assert.equal(hello.runtime, `node ${process.versions.node}`);
+    assert.deepEqual(hello.sdk, { name: pkg.name, version: pkg.version });
+    assert.equal(hello.name, "support desk");
+    assert.deepEqual(hello.wire, [1]);
+    assert.equal(hello.allowAlways, true, "openCollie's socket is owner-only, so allow-always is offered");
+    assert.equal(hello.caps.terminal, false);
+  });
+
+  test("without hostName the name is null", async () => {
+    const collie = await open({ socket: join(tempDir(), "durable.sock") });
+    assert.equal((await phone(collie.socketPath).hello()).name, null);
+  });
+});

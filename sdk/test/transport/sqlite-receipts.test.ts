@@ -1,0 +1,154 @@
+/**
+ * Receipts that survive a restart (S-28, S-29, L-1): SqliteReceiptStore on node:sqlite, alone and
+ * behind a real agent process (fixtures/agents/receipts-agent.ts) that is killed and started again.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, afterEach, describe, test } from "node:test";
+import { SqliteReceiptStore } from "../../src/index.ts";
+import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
+import { FakePhone } from "../../src/testing/index.ts";
+import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
+
+const ok = (n: number) => ({ status: 200, body: { ok: true, n } });
+const stores: SqliteReceiptStore[] = [];
+function store(path = ":memory:", opts: { perGroup?: number } = {}): SqliteReceiptStore {
+  const s = new SqliteReceiptStore(path, opts);
+  stores.push(s);
+  return s;
+}
+
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+after(async () => {
+  await killAllAgents();
+  removeTempDirs();
+});
+
+describe("SqliteReceiptStore (S-28)", () => {
+  test("an unknown id is undefined; a stored one comes back as stored", () => {
+    const s = store();
+    assert.equal(s.get("r1"), undefined);
+    s.put("r1", { status: 200, body: { ok: true, turnId: "t-1", nested: { a: [1, "ü"] } } }, "pane:p1");
+    assert.deepEqual(s.get("r1"), { status: 200, body: { ok: true, turnId: "t-1", nested: { a: [1, "ü"] } } });
+  });
+
+  test("the default keeps RECEIPTS_PER_GROUP per group", () => {
+    assert.equal(store().perGroup, RECEIPTS_PER_GROUP);
+  });
+
+  test("keeps the first record for a request id", () => {
+    const s = store();
+    s.put("r1", ok(1), "pane:p1");
+    s.put("r1", ok(2), "pane:p1");
+    s.put("r1", ok(3), "pane:other");
+    assert.deepEqual(s.get("r1"), ok(1));
+  });
+
+  test("an id evicted beyond perGroup is 'dropped'; the newest perGroup stay", () => {
+    const s = store(":memory:", { perGroup: 2 });
+    s.put("a", ok(1), "pane:p1");
+    s.put("b", ok(2), "pane:p1");
+    s.put("c", ok(3), "pane:p1");
+    assert.equal(s.get("a"), "dropped");
+    assert.deepEqual(s.get("b"), ok(2));
+    assert.deepEqual(s.get("c"), ok(3));
+    s.put("d", ok(4), "pane:p1");
+    assert.equal(s.get("b"), "dropped");
+    assert.equal(s.get("a"), "dropped", "a dropped id stays dropped");
+    assert.equal(s.get("never-seen"), undefined);
+  });
+
+  test("separate groups evict separately", () => {
+    const s = store(":memory:", { perGroup: 2 });
+    s.put("p1-a", ok(1), "pane:p1");
+    s.put("p1-b", ok(2), "pane:p1");
+    for (let i = 0; i < 5; i++) s.put(`p2-${i}`, ok(i), "pane:p2");
+    for (let i = 0; i < 3; i++) s.put(`st-${i}`, ok(i), "starters");
+    assert.deepEqual(s.get("p1-a"), ok(1), "another group's puts do not evict p1's receipts");
+    assert.deepEqual(s.get("p1-b"), ok(2));
+    assert.equal(s.get("p2-2"), "dropped");
+    assert.deepEqual(s.get("p2-3"), ok(3));
+    assert.deepEqual(s.get("p2-4"), ok(4));
+    assert.equal(s.get("st-0"), "dropped");
+    assert.deepEqual(s.get("st-2"), ok(2));
+  });
+
+  test("receipts and dropped ids survive closing and reopening the database file", () => {
+    const path = join(tempDir(), "receipts.db");
+    const first = new SqliteReceiptStore(path, { perGroup: 1 });
+    first.put("old", ok(1), "pane:p1");
+    first.put("new", ok(2), "pane:p1");
+    first.close();
+    const second = store(path, { perGroup: 1 });
+    assert.equal(second.get("old"), "dropped");
+    assert.deepEqual(second.get("new"), ok(2));
+  });
+});
+
+describe("receipts across an agent restart (S-28, L-1)", () => {
+  const phones: FakePhone[] = [];
+  afterEach(() => {
+    for (const p of phones.splice(0)) p.disconnect();
+  });
+
+  async function start(dir: string, perGroup?: number): Promise<{ agent: ChildAgent; phone: FakePhone; pid: number }> {
+    const socket = join(dir, "agent.sock");
+    const agent = startAgent("receipts-agent.ts", [socket, join(dir, "receipts.db"), join(dir, "sends.log"), ...(perGroup ? [String(perGroup)] : [])]);
+    const ready = await agent.waitForKey("ready");
+    const phone = new FakePhone(socket);
+    phones.push(phone);
+    return { agent, phone, pid: ready.pid as number };
+  }
+  const lines = (dir: string): { text: string; requestId: string; pid: number }[] =>
+    existsSync(join(dir, "sends.log"))
+      ? readFileSync(join(dir, "sends.log"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { text: string; requestId: string; pid: number })
+      : [];
+
+  test("a send replayed after SIGKILL and restart gets replayed: true and runs nothing", async () => {
+    const dir = tempDir();
+    const first = await start(dir);
+    const sent = await first.phone.send("p1", "refund order 5521", { requestId: "req-X" });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.replayed, undefined);
+    assert.deepEqual(lines(dir).map((l) => [l.text, l.requestId, l.pid]), [["refund order 5521", "req-X", first.pid]]);
+
+    await first.agent.kill("SIGKILL");
+    first.phone.disconnect();
+
+    const second = await start(dir);
+    assert.notEqual(second.pid, first.pid);
+    const again = await second.phone.send("p1", "refund order 5521", { requestId: "req-X" });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.replayed, true);
+    assert.deepEqual({ ...again.body, replayed: undefined }, { ...sent.body, replayed: undefined }, "the first answer comes back");
+    assert.equal(lines(dir).length, 1, "the handler ran exactly once across the restart");
+
+    // A new request id still runs in the restarted agent.
+    const fresh = await second.phone.send("p1", "second message", { requestId: "req-Y" });
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.body.replayed, undefined);
+    assert.deepEqual(lines(dir).map((l) => [l.requestId, l.pid]), [["req-X", first.pid], ["req-Y", second.pid]]);
+    await second.agent.kill();
+  });
+
+  test("an id dropped before the restart gets 500 receipt-dropped after it and runs nothing", async () => {
+    const dir = tempDir();
+    const first = await start(dir, 1);
+    assert.equal((await first.phone.send("p1", "one", { requestId: "req-1" })).status, 200);
+    assert.equal((await first.phone.send("p1", "two", { requestId: "req-2" })).status, 200);
+    await first.agent.kill("SIGKILL");
+
+    const second = await start(dir, 1);
+    const dropped = await second.phone.send("p1", "one", { requestId: "req-1" });
+    assert.equal(dropped.status, 500);
+    assert.equal(dropped.body.error, "receipt-dropped");
+    const kept = await second.phone.send("p1", "two", { requestId: "req-2" });
+    assert.equal(kept.body.replayed, true);
+    assert.deepEqual(lines(dir).map((l) => l.requestId), ["req-1", "req-2"]);
+    await second.agent.kill();
+  });
+});
