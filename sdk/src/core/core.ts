@@ -422,8 +422,9 @@ export class DurableCore implements PaneHost {
         const handler = pane.handlers.onStop ?? this.#hooks.onStop;
         if (!handler) return error("not-supported", "This conversation cannot be stopped.");
         const turnId = body.turnId as string | null;
-        if (turnId !== null && turnId !== pane.turnId) return movedOn();
-        await handler({ pane, turnId, requestId });
+        // Nothing runs in an idle pane: the turn the phone saw is over (S-20, P-23).
+        if ((turnId !== null && turnId !== pane.turnId) || pane.state === "idle") return movedOn();
+        await pane.phoneEnding(() => handler({ pane, turnId, requestId }));
         pane.stopTurn();
         return ok();
       }
@@ -452,7 +453,10 @@ export class DurableCore implements PaneHost {
       case "close": {
         const target = body.target as Target;
         const ref = this.#resolve(target);
-        await this.#hooks.onClose?.({ target, ref, requestId });
+        const panes = ref.kind === "pane" ? [ref.pane] : ref.kind === "tab" ? [...ref.tab.panes.values()] : [...ref.workspace.tabs.values()].flatMap((t) => [...t.panes.values()]);
+        const runHook = async () => this.#hooks.onClose?.({ target, ref, requestId });
+        // Asks the hook ends while the phone closes their pane ended because of the phone (P-16).
+        await panes.reduceRight<() => Promise<unknown>>((next, pane) => () => pane.phoneEnding(next), runHook)();
         this.#close(ref);
         return ok();
       }
@@ -460,7 +464,8 @@ export class DurableCore implements PaneHost {
         const target = body.target as Target;
         if (this.#hooks.onReopen) {
           const pane = await this.#hooks.onReopen({ target, requestId });
-          if (!(pane instanceof Pane)) throw new Error("onReopen must return a Pane");
+          if (pane === null) return error("not-found", "There is no such conversation to reopen.");
+          if (!(pane instanceof Pane)) throw new Error("onReopen must return a Pane or null");
           return ok({ paneId: pane.id });
         }
         const closed = target.kind === "pane" ? this.#closedPanes.get(target.id) : undefined;
@@ -475,7 +480,8 @@ export class DurableCore implements PaneHost {
         if (!starter) return error("not-found", `No starter ${JSON.stringify(params.starter)}.`);
         if (!this.#hooks.onStarter) return error("not-supported", "This durable agent opens no conversations from starters.");
         const pane = await this.#hooks.onStarter({ starterId: starter.id, requestId });
-        if (!(pane instanceof Pane)) throw new Error("onStarter must return a Pane");
+        if (pane === null) return error("not-found", `The starter ${JSON.stringify(starter.id)} opens nothing now.`);
+        if (!(pane instanceof Pane)) throw new Error("onStarter must return a Pane or null");
         return ok({ paneId: pane.id });
       }
       default:

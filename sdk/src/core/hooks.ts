@@ -40,8 +40,11 @@ export interface Hooks {
   onAction?: (event: ActionEvent) => HandlerResult;
   onRename?: (event: RenameEvent) => void | Promise<void>;
   onClose?: (event: CloseEvent) => void | Promise<void>;
-  /** Reopens a conversation: return the pane it now lives in. Without it, only panes this process closed come back. */
-  onReopen?: (event: ReopenEvent) => Pane | Promise<Pane>;
-  /** Opens a new conversation for a starter: return its pane, so the phone can go to it (P-25). */
-  onStarter?: (event: StarterEvent) => Pane | Promise<Pane>;
+  /**
+   * Reopens a conversation: return the pane it now lives in, or null when there is nothing to
+   * reopen (404). Without it, only panes this process closed come back.
+   */
+  onReopen?: (event: ReopenEvent) => Pane | null | Promise<Pane | null>;
+  /** Opens a new conversation for a starter: return its pane, so the phone can go to it (P-25); null answers 404. */
+  onStarter?: (event: StarterEvent) => Pane | null | Promise<Pane | null>;
 }

@@ -202,6 +202,7 @@ export class Pane {
   readonly #pending = new Map<string, { item: Item; timer: unknown }>();
   readonly #lastWrite = new Map<string, number>();
   /** Echoes of sends whose handlers are still running, oldest first (P-20). */
+  #phoneEnding = 0;
   readonly #pendingEchoes: { text: string; requestId: string }[] = [];
   #writingEchoes = false;
 
@@ -426,6 +427,16 @@ export class Pane {
     return { ok: true, decidedAt };
   }
 
+  /** @internal Runs the handler of a phone stop or close; asks it ends count as ended by the phone (P-16). */
+  async phoneEnding<T>(run: () => T | Promise<T>): Promise<T> {
+    this.#phoneEnding++;
+    try {
+      return await run();
+    } finally {
+      this.#phoneEnding--;
+    }
+  }
+
   /** @internal the phone stopped the turn: open asks end as `program` without a chat line (P-16), a `stopped` note stays (P-19). */
   stopTurn(): void {
     for (const askId of [...this.#asks.keys()]) this.#closeAsk(askId, "program", true);
@@ -498,7 +509,11 @@ export class Pane {
     return s;
   }
 
-  /** @internal the whole current view (S-32). */
+  /**
+   * The pane's current view as the phone reads it (S-32): summary, the newest items (including
+   * those the SDK writes itself: `user-<requestId>` echoes, `stopped-<turnId>` notes and
+   * `ask-closed-<askId>` lines) and the open asks. An agent that keeps its own history reads here.
+   */
   view(): PaneView {
     return { pane: this.summary(), items: [...this.#items.values()], itemsCut: this.#itemsCut, asks: this.asks };
   }
@@ -532,6 +547,9 @@ export class Pane {
   #closeAsk(askId: string, decidedBy: DecidedBy, byPhone: boolean, opts: { silent?: boolean } = {}): void {
     const open = this.#asks.get(askId);
     if (!open) return;
+    // While the phone's stop or close runs its handler, an ask the handler ends (e.g. by aborting
+    // the turn's signal) ended because of the phone: no "Decided in the durable agent" line (P-16).
+    if (this.#phoneEnding > 0) byPhone = true;
     this.#asks.delete(askId);
     this.#host.clock.clearTimeout(open.timer);
     open.unlisten?.();

@@ -287,7 +287,9 @@ describe("a custom ReceiptStore passed to createCore gets every write in its gro
       receipts: store,
       starters: [{ id: "new", title: "New" }],
       hooks: {
-        onSend: () => {},
+        onSend: ({ pane }) => {
+          pane.beginTurn();
+        },
         onStop: () => {},
         onStarter: () => core.workspace("w").tab("t").pane("started"),
       },
