@@ -1,11 +1,132 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --conditions=collie-source --disable-warning=ExperimentalWarning
 /**
- * `collie`: the daemon's entry point. The daemon (sources.json, agent connections, the phone API)
- * is not built yet; until it is, this says so plainly instead of pretending to serve.
+ * `collie`: the daemon and its command line (D-6).
+ *
+ *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
+ *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
+ *   collie agents [--port N] [--host H]
  */
-import { WIRE_VERSION } from "@colliepwa/durable-sdk/wire";
+import { existsSync } from "node:fs";
+import { Daemon } from "./daemon.ts";
+import { startExampleAgent, type ExampleAgent } from "./cli/example-agent.ts";
+import { attach } from "./cli/attach.ts";
+import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
+import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
+import { SourcesError } from "./sources/sources.ts";
+import type { AgentSummary } from "@colliepwa/shared";
 
-console.log(
-  `Collie: the daemon is not built yet. The durable wire v${WIRE_VERSION} and the SDK are in sdk/; ` +
-    "see README.md for what works today.",
+const USAGE = `usage:
+  collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
+  collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
+  collie agents [--port N] [--host H]`;
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, new Set(["help"]));
+  if (args.flags.has("help")) {
+    console.log(USAGE);
+    return 0;
+  }
+  const [command = "serve", ...rest] = args.positionals;
+  if (command === "serve") return serve(args);
+  if (command === "durable" && rest[0] === "attach") return attachCommand(args, rest.slice(1));
+  if (command === "agents") return agents(args);
+  throw new UsageError(`unknown command ${JSON.stringify(args.positionals.join(" "))}`);
+}
+
+function port(args: Args): number {
+  const raw = flag(args, "port") ?? process.env.COLLIE_PORT;
+  if (raw === undefined) return DEFAULT_PORT;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port ${raw} is not a port number`);
+  return n;
+}
+
+async function serve(args: Args): Promise<number> {
+  const sources = sourcesPath(flag(args, "sources"));
+  const state = stateDir(flag(args, "state-dir"));
+  const host = flag(args, "host") ?? DEFAULT_HOST;
+  let example: ExampleAgent | null = null;
+  let daemon: Daemon;
+  if (existsSync(sources)) {
+    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state });
+    console.log(`collie: agents from ${sources} (edits apply without a restart)`);
+  } else {
+    example = await startExampleAgent(state);
+    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state });
+    console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
+    console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
+  }
+  if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+    console.warn(`collie: WARNING: listening on ${host}, not loopback. Collie answers "Allow" on real tool calls: reach it only through a front door with TLS (docs/deployment.md), never a bare port.`);
+  }
+  const address = await daemon.app.listen({ host, port: port(args) });
+  console.log(`collie: listening on ${address} (state in ${state})`);
+  const stop = async () => {
+    await daemon.close();
+    await example?.stop();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
+  return -1; // keeps running
+}
+
+function attachCommand(args: Args, rest: string[]): number {
+  const name = rest[0];
+  if (!name) throw new UsageError("collie durable attach needs a name");
+  const path = sourcesPath(flag(args, "sources"));
+  const input: Parameters<typeof attach>[1] = { name };
+  for (const key of ["socket", "url", "token", "ca"] as const) {
+    const v = flag(args, key);
+    if (v !== undefined) input[key] = v;
+  }
+  const result = attach(path, input);
+  console.log(`collie: ${result} ${name} in ${path}`);
+  return 0;
+}
+
+async function agents(args: Args): Promise<number> {
+  const host = flag(args, "host") ?? DEFAULT_HOST;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port(args)}/api/agents`;
+  let list: AgentSummary[];
+  try {
+    const res = await fetch(url);
+    list = ((await res.json()) as { agents: AgentSummary[] }).agents;
+  } catch {
+    console.error(`collie: no Collie answers at ${url}; start it with: collie serve`);
+    return 1;
+  }
+  if (list.length === 0) {
+    console.log("no durable agents attached");
+    return 0;
+  }
+  const rows = list.map((a) => [
+    a.name,
+    a.state,
+    a.reach,
+    a.state === "ready" ? `${a.counts.open} open, ${a.counts.waiting} waiting` : a.problem ?? "",
+  ]);
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["NAME", "STATE", "REACH"][i]!.length));
+  const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join("  ");
+  console.log(line(["NAME", "STATE", "REACH", "CONVERSATIONS"]));
+  for (const r of rows) console.log(line(r));
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`collie: ${err.message}\n${USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof SourcesError) {
+      console.error(`collie: ${err.message}`);
+      process.exit(1);
+    }
+    console.error(`collie: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
 );

@@ -1,0 +1,108 @@
+/**
+ * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
+ * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
+ * status and body come back as they are, so the phone can show P-15's words. An answer that cannot
+ * be delivered now is held and delivered when the same ask is open again.
+ */
+import { routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import type { Answer } from "@colliepwa/durable-sdk/wire";
+import type { AgentManager } from "../agents/manager.ts";
+import { AgentUnreachable } from "../agents/client.ts";
+import type { HeldAnswers } from "../store/held-answers.ts";
+
+export interface Outcome {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** How long Collie waits for an agent to take an action. */
+export const ACTION_TIMEOUT_MS = 15_000;
+
+const collieError = (status: number, error: string, message: string): Outcome => ({ status, body: { error, message } });
+
+export class Forwarder {
+  readonly #agents: AgentManager;
+  readonly #held: HeldAnswers;
+  readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome) => void;
+  readonly #now: () => number;
+  readonly #delivering = new Set<string>();
+
+  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome) => void, now: () => number = Date.now) {
+    this.#agents = agents;
+    this.#held = held;
+    this.#onHeldOutcome = onHeldOutcome;
+    this.#now = now;
+  }
+
+  /** Forwards one action to its agent. */
+  async action(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    const conn = this.#agents.get(agent);
+    if (!conn) return collieError(404, "unknown-agent", `No durable agent named ${agent}.`);
+    if (conn.state === "version-mismatch") {
+      return collieError(409, "agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
+    }
+    const path = `${conn.prefix}${routePath(route, params)}`;
+    if (route === "answer") {
+      const hold = (): Outcome => {
+        this.#held.hold({
+          requestId: body.requestId, agent, paneId: params.pane!, askId: params.ask!,
+          revision: body.revision as string, answer: body.answer as Answer, heldAt: this.#now(),
+        });
+        conn.retryNow();
+        return { status: 202, body: { held: true } };
+      };
+      if (conn.state !== "ready") return hold();
+      let reply;
+      try {
+        reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
+      } catch (err) {
+        if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
+        throw err;
+      }
+      if (reply.status === 409 && (reply.body as { error?: unknown }).error === "ask-not-open") return hold();
+      return asOutcome(reply.status, reply.body);
+    }
+    if (conn.state !== "ready") return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
+    try {
+      const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
+      return asOutcome(reply.status, reply.body);
+    } catch (err) {
+      if (err instanceof AgentUnreachable) return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
+      throw err;
+    }
+  }
+
+  /**
+   * Delivers the agent's held answers whose asks are open again (D-5). Called after each events
+   * page the agent sends, so delivery follows the ask's reappearance without a poll.
+   */
+  deliverHeld(agent: string): void {
+    const conn = this.#agents.get(agent);
+    if (!conn || conn.state !== "ready") return;
+    for (const held of this.#held.forAgent(agent)) {
+      if (this.#delivering.has(held.requestId)) continue;
+      if (!conn.mirror.ask(held.paneId, held.askId)) continue;
+      this.#delivering.add(held.requestId);
+      const path = `${conn.prefix}${routePath("answer", { pane: held.paneId, ask: held.askId })}`;
+      conn.client
+        .post(path, { requestId: held.requestId, revision: held.revision, answer: held.answer }, ACTION_TIMEOUT_MS)
+        .then(
+          (reply) => {
+            const code = (reply.body as { error?: unknown }).error;
+            if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
+            this.#held.release(held.requestId);
+            this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body));
+          },
+          () => {
+            // unreachable again: keep holding; the next page after reconnecting retries
+          },
+        )
+        .finally(() => this.#delivering.delete(held.requestId));
+    }
+  }
+}
+
+function asOutcome(status: number, body: unknown): Outcome {
+  const safe = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { error: "agent-failed", message: "The durable agent's reply was not understood." };
+  return { status, body: safe };
+}

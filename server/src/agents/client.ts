@@ -1,0 +1,137 @@
+/**
+ * One durable agent's HTTP client: the wire over its Unix socket, or over https (or http on
+ * loopback) with a bearer token (D-1, W-1). Every request has a deadline, so a stalled agent turns
+ * `unreachable` instead of hanging Collie (L-2), and every reply is size-capped and parsed as JSON
+ * before anyone looks at it. The token is sent, never logged or put into an error.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
+
+/** How Collie reaches an agent: its socket, or its URL and token (and a CA for a private certificate). */
+export type Endpoint = { kind: "socket"; path: string } | { kind: "url"; url: URL; token: string; ca?: string };
+
+/** Replies larger than this are refused (a hostile or broken agent cannot exhaust memory). */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+
+export interface AgentReply {
+  status: number;
+  body: unknown;
+}
+
+/** A failure to reach the agent or to read its reply; `message` never holds a token. */
+export class AgentUnreachable extends Error {
+  override name = "AgentUnreachable";
+}
+
+export class AgentClient {
+  readonly endpoint: Endpoint;
+  readonly #agent: HttpAgent;
+  readonly #collieWire: string;
+
+  constructor(endpoint: Endpoint, collieWire: readonly number[]) {
+    this.endpoint = endpoint;
+    this.#collieWire = collieWire.join(", ");
+    this.#agent = endpoint.kind === "url" && endpoint.url.protocol === "https:"
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...(endpoint.ca ? { ca: endpoint.ca } : {}) })
+      : new HttpAgent({ keepAlive: true, maxSockets: 8 });
+  }
+
+  /** `local` for a socket or http(s)://127.0.0.1|localhost|[::1], `remote` otherwise (D-3). */
+  get reach(): "local" | "remote" {
+    if (this.endpoint.kind === "socket") return "local";
+    const host = this.endpoint.url.hostname;
+    return host === "127.0.0.1" || host === "localhost" || host === "[::1]" ? "local" : "remote";
+  }
+
+  get(path: string, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {
+    return this.#request("GET", path, undefined, timeoutMs, signal);
+  }
+
+  post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
+    return this.#request("POST", path, JSON.stringify(body), timeoutMs);
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {
+    const headers: Record<string, string> = { [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
+    if (payload !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(payload));
+    }
+    const opts: RequestOptions = { method, path, headers, agent: this.#agent, timeout: timeoutMs };
+    let send = httpRequest;
+    if (this.endpoint.kind === "socket") opts.socketPath = this.endpoint.path;
+    else {
+      opts.hostname = this.endpoint.url.hostname.replace(/^\[|\]$/g, "");
+      opts.port = this.endpoint.url.port || (this.endpoint.url.protocol === "https:" ? 443 : 80);
+      headers.authorization = `Bearer ${this.endpoint.token}`;
+      if (this.endpoint.url.protocol === "https:") send = httpsRequest as typeof httpRequest;
+    }
+    return new Promise<AgentReply>((resolve, reject) => {
+      let settled = false;
+      const fail = (why: string) => {
+        if (settled) return;
+        settled = true;
+        req.destroy();
+        reject(new AgentUnreachable(why));
+      };
+      const deadline = setTimeout(() => fail(`no reply within ${timeoutMs} ms`), timeoutMs);
+      const onAbort = () => fail("cancelled");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const req = send(opts, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_REPLY_BYTES) fail(`reply larger than ${MAX_REPLY_BYTES} bytes`);
+          else chunks.push(chunk);
+        });
+        res.on("error", (err) => fail(describe(err)));
+        res.on("end", () => {
+          if (settled) return;
+          clearTimeout(deadline);
+          signal?.removeEventListener("abort", onAbort);
+          settled = true;
+          const text = Buffer.concat(chunks).toString("utf8");
+          try {
+            resolve({ status: res.statusCode ?? 0, body: text.length === 0 ? {} : JSON.parse(text) });
+          } catch {
+            reject(new AgentUnreachable(`reply ${res.statusCode} is not JSON`));
+          }
+        });
+      });
+      req.on("timeout", () => fail(`no reply within ${timeoutMs} ms`));
+      req.on("error", (err) => {
+        clearTimeout(deadline);
+        signal?.removeEventListener("abort", onAbort);
+        fail(describe(err));
+      });
+      req.on("close", () => clearTimeout(deadline));
+      req.end(payload);
+    });
+  }
+}
+
+/** A network error in words, without addresses that could carry credentials. */
+function describe(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case "ENOENT": return "the socket does not exist (is the agent running?)";
+    case "ECONNREFUSED": return "connection refused (is the agent running?)";
+    case "EACCES": return "permission denied on the socket";
+    case "ECONNRESET": return "the connection was reset";
+    case "ETIMEDOUT": return "the connection timed out";
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "CERT_HAS_EXPIRED":
+    case "ERR_TLS_CERT_ALTNAME_INVALID":
+      return `the agent's TLS certificate was refused (${code})`;
+    default:
+      return code ? `network error ${code}` : "network error";
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * One live connection to a durable agent (D-2, W-3): hello, version check, then the events
+ * long-poll, re-issued the moment each reply lands (no poll delay between an agent's event and
+ * the phone, N-1). On any failure the agent is `unreachable` and the loop retries on a fixed delay
+ * table; a cursor of the same agent instance resumes without loss, another instance resyncs.
+ */
+import { parseEventsPage, parseHello, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
+import type { AgentState, AgentSummary } from "@colliepwa/shared";
+import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
+import { cleanRawEventsPage } from "./incoming.ts";
+import { AgentMirror, type MirrorChange } from "./mirror.ts";
+import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
+
+/** Delays before each retry, in ms; the last one repeats (fixed table, STYLE: reconcile loop). */
+export const RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 5000, 10_000, 30_000];
+/** How long a long-poll waits at the agent; the request deadline adds a margin for the reply. */
+export const EVENTS_WAIT_MS = 25_000;
+const HELLO_TIMEOUT_MS = 5_000;
+const MARGIN_MS = 10_000;
+
+export interface ConnectionOptions {
+  name: string;
+  endpoint: Endpoint;
+  /** Called whenever the row of this agent changes (state, hello, counts). */
+  onSummary: (summary: AgentSummary) => void;
+  onChange: (change: MirrorChange) => void;
+  /** Called after a page was applied: held answers check here for their asks (D-5). */
+  onApplied?: () => void;
+  log: (line: string) => void;
+  /** For tests: shorter waits and delays. */
+  waitMs?: number;
+  retryDelaysMs?: readonly number[];
+}
+
+export class AgentConnection {
+  readonly name: string;
+  readonly client: AgentClient;
+  readonly mirror: AgentMirror;
+  #state: AgentState = "starting";
+  #hello: Hello | null = null;
+  #version: number | null = null;
+  #problem: string | undefined;
+  #cursor: string | null = null;
+  #instance: string | null = null;
+  readonly #opts: ConnectionOptions;
+  readonly #stop = new AbortController();
+  #sleeping: (() => void) | null = null;
+  #loop: Promise<void> | null = null;
+
+  constructor(opts: ConnectionOptions) {
+    this.#opts = opts;
+    this.name = opts.name;
+    this.client = new AgentClient(opts.endpoint, COLLIE_WIRE_VERSIONS);
+    this.mirror = new AgentMirror(opts.name, (change) => {
+      opts.onChange(change);
+      if (change.type === "counts") this.#publish();
+    });
+  }
+
+  get state(): AgentState {
+    return this.#state;
+  }
+  get hello(): Hello | null {
+    return this.#hello;
+  }
+  /** The wire version both sides speak, once known. */
+  get version(): number | null {
+    return this.#version;
+  }
+  /** The path prefix of the negotiated version. */
+  get prefix(): string {
+    return wirePrefix(this.#version ?? COLLIE_WIRE_VERSION);
+  }
+
+  summary(): AgentSummary {
+    const ready = this.#state === "ready";
+    const s: AgentSummary = {
+      name: this.name,
+      state: this.#state,
+      reach: this.client.reach,
+      runtime: this.#hello?.runtime ?? null,
+      selfName: this.#hello?.name ?? null,
+      machine: null,
+      caps: this.#hello?.caps ?? null,
+      wire: { agent: this.#hello ? Math.max(...this.#hello.wire) : null, collie: COLLIE_WIRE_VERSION },
+      counts: ready ? this.mirror.counts : { open: 0, waiting: 0 },
+    };
+    if (this.#problem && this.#state !== "ready") s.problem = this.#problem;
+    return s;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Stops the loop and closes the connections; resolves when the loop has ended. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#sleeping?.();
+    this.client.close();
+    await this.#loop;
+  }
+
+  /** Wakes a connection that is waiting to retry (e.g. sources.json changed, or an action needs it). */
+  retryNow(): void {
+    this.#sleeping?.();
+  }
+
+  async #run(): Promise<void> {
+    let attempt = 0;
+    while (!this.#stop.signal.aborted) {
+      try {
+        await this.#connect();
+        attempt = 0;
+        await this.#follow(() => (attempt = 0));
+      } catch (err) {
+        if (this.#stop.signal.aborted) break;
+        if (err instanceof VersionMismatch) {
+          this.#set("version-mismatch", err.message);
+        } else {
+          const why = err instanceof AgentUnreachable || err instanceof MalformedReply ? err.message : "unexpected error";
+          if (!(err instanceof AgentUnreachable) && !(err instanceof MalformedReply)) this.#opts.log(`agent ${this.name}: ${String(err)}`);
+          else if (this.#state !== "unreachable" || this.#problem !== why) this.#opts.log(`agent ${this.name}: unreachable: ${why}`);
+          this.#set("unreachable", why);
+        }
+        const delays = this.#opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+        await this.#sleep(delays[Math.min(attempt++, delays.length - 1)]!);
+      }
+    }
+  }
+
+  async #connect(): Promise<void> {
+    const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
+    if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
+    const hello = parseHello(reply.body);
+    if (!hello.ok) throw new MalformedReply(`malformed hello: ${hello.error}`);
+    this.#hello = hello.value;
+    const common = hello.value.wire.filter((v) => COLLIE_WIRE_VERSIONS.includes(v));
+    if (common.length === 0) {
+      this.#version = null;
+      throw new VersionMismatch(`the agent speaks wire v${Math.max(...hello.value.wire)}, this Collie speaks v${COLLIE_WIRE_VERSION}`);
+    }
+    this.#version = Math.max(...common);
+    if (hello.value.instance !== this.#instance) {
+      // Another process start: its cursors mean nothing to us, resync from scratch.
+      this.#instance = hello.value.instance;
+      this.#cursor = null;
+    }
+    if (this.#state !== "ready") this.#set("starting", undefined);
+  }
+
+  async #follow(onProgress: () => void): Promise<void> {
+    const wait = this.#opts.waitMs ?? EVENTS_WAIT_MS;
+    while (!this.#stop.signal.aborted) {
+      const q = this.#cursor === null ? `wait=0` : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`;
+      const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
+      if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
+      cleanRawEventsPage(reply.body);
+      const page = parseEventsPage(reply.body);
+      if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
+      for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
+      this.mirror.apply(page.value);
+      this.#cursor = page.value.cursor;
+      onProgress();
+      this.#set(this.mirror.ready ? "ready" : "starting", undefined);
+      this.#opts.onApplied?.();
+    }
+  }
+
+  #set(state: AgentState, problem: string | undefined): void {
+    if (state === this.#state && problem === this.#problem) return;
+    this.#state = state;
+    this.#problem = problem;
+    this.#publish();
+  }
+
+  #publish(): void {
+    this.#opts.onSummary(this.summary());
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#sleeping = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#sleeping = done;
+    });
+  }
+}
+
+class VersionMismatch extends Error {}
+class MalformedReply extends Error {}
+
+function errorCode(body: unknown): string {
+  const code = (body as { error?: unknown } | null)?.error;
+  return typeof code === "string" && /^[a-z-]{1,40}$/.test(code) ? ` ${code}` : "";
+}

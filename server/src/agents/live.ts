@@ -1,0 +1,61 @@
+/**
+ * The live hub (D-4): numbers every change for the phone, keeps the newest ones so a phone that
+ * reconnects resumes where it left off instead of reloading, and sends items and views only to
+ * phones that show that chat.
+ */
+import type { LiveMessage } from "@colliepwa/shared";
+
+type Unnumbered = LiveMessage extends infer M ? (M extends LiveMessage ? Omit<M, "seq"> : never) : never;
+
+export interface LiveClient {
+  send(message: LiveMessage): void;
+  /** Panes this client shows, as `<agent>\n<pane>`. */
+  watching: Set<string>;
+}
+
+/** How many recent messages a reconnecting phone can resume from. */
+export const RESUME_BUFFER = 5000;
+
+export class LiveHub {
+  #seq = 0;
+  readonly #recent: LiveMessage[] = [];
+  readonly #clients = new Set<LiveClient>();
+
+  get seq(): number {
+    return this.#seq;
+  }
+
+  publish(message: Unnumbered): void {
+    const numbered = { ...message, seq: ++this.#seq } as LiveMessage;
+    this.#recent.push(numbered);
+    if (this.#recent.length > RESUME_BUFFER) this.#recent.splice(0, this.#recent.length - RESUME_BUFFER);
+    for (const client of this.#clients) if (wants(client, numbered)) client.send(numbered);
+  }
+
+  /** Messages after `since`, or null when the buffer no longer reaches back that far. */
+  since(since: number): LiveMessage[] | null {
+    if (since > this.#seq) return null;
+    if (since === this.#seq) return [];
+    const first = this.#recent[0];
+    if (!first || first.seq > since + 1) return null;
+    return this.#recent.filter((m) => m.seq > since);
+  }
+
+  add(client: LiveClient): void {
+    this.#clients.add(client);
+  }
+
+  remove(client: LiveClient): void {
+    this.#clients.delete(client);
+  }
+
+  get clients(): number {
+    return this.#clients.size;
+  }
+}
+
+/** Items and views go to phones that show that chat; everything else to every phone. */
+export function wants(client: LiveClient, m: LiveMessage): boolean {
+  if (m.type === "item" || m.type === "view") return client.watching.has(`${m.agent}\n${m.paneId}`);
+  return true;
+}

@@ -1,0 +1,134 @@
+/**
+ * The daemon's parts put together: state database, held answers, agent connections, the live hub
+ * and the forwarder, fed by sources.json (watched: an edit applies without a restart, a bad edit
+ * keeps the last good config, D-1).
+ */
+import { watch, type FSWatcher } from "node:fs";
+import { basename, dirname } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { AgentManager } from "./agents/manager.ts";
+import { LiveHub } from "./agents/live.ts";
+import { Forwarder } from "./actions/forward.ts";
+import { buildApp } from "./app.ts";
+import { loadSources, SourcesError, type AgentSource } from "./sources/sources.ts";
+import { openStateDb, type StateDb } from "./store/db.ts";
+import { HeldAnswers } from "./store/held-answers.ts";
+import type { ConnectionOptions } from "./agents/connection.ts";
+
+export interface DaemonOptions {
+  /** sources.json to read and watch; or fixed sources (the embedded default, tests). */
+  sources: { path: string } | { fixed: AgentSource[] };
+  stateDir: string | ":memory:";
+  log?: (line: string) => void;
+  tuning?: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs">;
+}
+
+export class Daemon {
+  readonly app: FastifyInstance;
+  readonly agents: AgentManager;
+  readonly live: LiveHub;
+  readonly held: HeldAnswers;
+  readonly forwarder: Forwarder;
+  readonly #state: StateDb;
+  readonly #log: (line: string) => void;
+  readonly #opts: DaemonOptions;
+  #watcher: FSWatcher | null = null;
+  #reloadTimer: NodeJS.Timeout | null = null;
+  #expireTimer: NodeJS.Timeout | null = null;
+  /** The last sources.json problem, or null when the file in force is the file on disk. */
+  sourcesProblem: string | null = null;
+
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb }, opts: DaemonOptions, log: (line: string) => void) {
+    this.app = app;
+    this.agents = parts.agents;
+    this.live = parts.live;
+    this.held = parts.held;
+    this.forwarder = parts.forwarder;
+    this.#state = parts.state;
+    this.#opts = opts;
+    this.#log = log;
+  }
+
+  static async create(opts: DaemonOptions): Promise<Daemon> {
+    const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
+    const state = openStateDb(opts.stateDir);
+    const held = new HeldAnswers(state);
+    const live = new LiveHub();
+    let forwarder!: Forwarder;
+    const agents = new AgentManager(
+      {
+        summary: (agent) => live.publish({ type: "agent", agent }),
+        removed: (name) => live.publish({ type: "agent-removed", name }),
+        change: (agent, change) => {
+          switch (change.type) {
+            case "conversation": live.publish({ type: "conversation", conversation: change.conversation }); break;
+            case "conversation-removed": live.publish({ type: "conversation-removed", agent, id: change.id }); break;
+            case "item": live.publish({ type: "item", agent, paneId: change.paneId, item: change.item }); break;
+            case "ask": live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask }); break;
+            case "ask-closed": live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title }); break;
+            case "view": live.publish({ type: "view", agent, paneId: change.paneId, detail: change.detail }); break;
+            case "counts": break; // the connection publishes its summary
+          }
+        },
+        applied: (agent) => forwarder.deliverHeld(agent),
+      },
+      log,
+      opts.tuning,
+    );
+    forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
+      live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
+    });
+    const app = await buildApp({ agents, forwarder, live });
+    const daemon = new Daemon(app, { agents, live, held, forwarder, state }, opts, log);
+    held.expire(Date.now());
+    daemon.#expireTimer = setInterval(() => held.expire(Date.now()), 60 * 60 * 1000);
+    daemon.#expireTimer.unref();
+    await daemon.#startSources();
+    return daemon;
+  }
+
+  async #startSources(): Promise<void> {
+    const src = this.#opts.sources;
+    if ("fixed" in src) {
+      await this.agents.reconcile(src.fixed);
+      return;
+    }
+    await this.reloadSources();
+    // Watch the directory: editors and `collie durable attach` replace the file atomically.
+    try {
+      this.#watcher = watch(dirname(src.path), (_event, file) => {
+        if (file !== null && file !== basename(src.path)) return;
+        if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
+        this.#reloadTimer = setTimeout(() => void this.reloadSources(), 100);
+      });
+    } catch {
+      this.#log(`cannot watch ${dirname(src.path)}; edits to sources.json apply after a restart`);
+    }
+  }
+
+  /** Reads sources.json again; a bad file is refused and the last good config stays (D-1). */
+  async reloadSources(): Promise<void> {
+    const src = this.#opts.sources;
+    if (!("path" in src)) return;
+    let sources: AgentSource[];
+    try {
+      sources = loadSources(src.path);
+    } catch (err) {
+      if (!(err instanceof SourcesError)) throw err;
+      this.sourcesProblem = err.message;
+      this.#log(`${err.message} (keeping the last good sources)`);
+      return;
+    }
+    this.sourcesProblem = null;
+    await this.agents.reconcile(sources);
+  }
+
+  async close(): Promise<void> {
+    this.#watcher?.close();
+    if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
+    if (this.#expireTimer) clearInterval(this.#expireTimer);
+    await this.agents.stopAll();
+    await this.app.close();
+    this.#state.close();
+  }
+}

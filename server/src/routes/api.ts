@@ -1,0 +1,105 @@
+/**
+ * The phone API (D-4): a snapshot, a pane's content, history and starters read through from the
+ * agent, and every phone action forwarded with its request id (D-5). Request schemas come from
+ * the shared contract and are the validation.
+ */
+import type { FastifyInstance } from "fastify";
+import {
+  AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
+  type Snapshot,
+} from "@colliepwa/shared";
+import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import type { AgentManager } from "../agents/manager.ts";
+import { AgentUnreachable } from "../agents/client.ts";
+import type { Forwarder } from "../actions/forward.ts";
+import type { LiveHub } from "../agents/live.ts";
+import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
+
+export interface ApiDeps {
+  agents: AgentManager;
+  forwarder: Forwarder;
+  live: LiveHub;
+}
+
+const READ_TIMEOUT_MS = 10_000;
+
+export function snapshot(deps: ApiDeps): Snapshot {
+  return {
+    seq: deps.live.seq,
+    collie: { version: COLLIE_VERSION, wire: COLLIE_WIRE_VERSION },
+    agents: deps.agents.summaries(),
+    conversations: deps.agents.conversations(),
+  };
+}
+
+type AgentParams = { agent: string };
+type PaneParams = AgentParams & { pane: string };
+
+export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  app.get("/api/health", async () => ({ ok: true }));
+  app.get("/api/snapshot", async () => snapshot(deps));
+  app.get("/api/agents", async () => ({ agents: deps.agents.summaries() }));
+
+  app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", async (req, reply) => {
+    const conn = deps.agents.get(req.params.agent);
+    if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    const detail = conn.mirror.detail(req.params.pane);
+    if (!detail) return reply.code(404).send({ error: "not-found", message: "No such open conversation." });
+    return detail;
+  });
+
+  // History, closed conversations and starters are read from the agent when the phone asks (P-7),
+  // never on a timer; the agent's answer is checked before it is passed on.
+  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, check: (v: unknown) => { ok: boolean; error?: string }) => {
+    const conn = deps.agents.get(agent);
+    if (!conn) return { status: 404, body: { error: "unknown-agent", message: "No such durable agent." } };
+    if (conn.state === "version-mismatch") return { status: 409, body: { error: "agent-version-mismatch", message: "The durable agent speaks another wire version." } };
+    if (conn.state !== "ready") return { status: 503, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
+    try {
+      const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
+      if (r.status !== 200) return { status: r.status, body: r.body };
+      const parsed = check(r.body);
+      if (!parsed.ok) return { status: 502, body: { error: "agent-failed", message: `The durable agent's reply was malformed: ${parsed.error}` } };
+      return { status: 200, body: r.body };
+    } catch (err) {
+      if (err instanceof AgentUnreachable) return { status: 504, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
+      throw err;
+    }
+  };
+  const pageQuery = (q: { after?: string; limit?: string }) => {
+    const s = new URLSearchParams();
+    if (q.after) s.set("after", q.after);
+    if (q.limit) s.set("limit", q.limit);
+    return s.size ? `?${s}` : "";
+  };
+  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", async (req, reply) => {
+    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
+    return reply.code(r.status).send(r.body);
+  });
+  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", async (req, reply) => {
+    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage);
+    return reply.code(r.status).send(r.body);
+  });
+  app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", async (req, reply) => {
+    const r = await readThrough(req.params.agent, "starters", {}, "", parseStartersPage);
+    return reply.code(r.status).send(r.body);
+  });
+
+  // Actions (D-5): the phone's request id goes to the agent unchanged.
+  const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
+    async (req: { params: unknown; body: unknown }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+      const p = req.params as Record<string, string>;
+      const outcome = await deps.forwarder.action(p.agent!, route, params(p), req.body as { requestId: string });
+      return reply.code(outcome.status).send(outcome.body);
+    };
+  const pane = (p: Record<string, string>) => ({ pane: p.pane! });
+  app.post("/api/agents/:agent/panes/:pane/asks/:ask/answer", { schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
+  app.post("/api/agents/:agent/panes/:pane/send", { schema: { body: SendRequest } }, forward("send", pane));
+  app.post("/api/agents/:agent/panes/:pane/steer", { schema: { body: SteerRequest } }, forward("steer", pane));
+  app.post("/api/agents/:agent/panes/:pane/stop", { schema: { body: TurnRequest } }, forward("stop", pane));
+  app.post("/api/agents/:agent/panes/:pane/actions/:action", { schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
+  app.post("/api/agents/:agent/rename", { schema: { body: RenameRequest } }, forward("rename", () => ({})));
+  app.post("/api/agents/:agent/close", { schema: { body: TargetRequest } }, forward("close", () => ({})));
+  app.post("/api/agents/:agent/reopen", { schema: { body: TargetRequest } }, forward("reopen", () => ({})));
+  app.post("/api/agents/:agent/starters/:starter", { schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
+}

@@ -1,0 +1,55 @@
+/**
+ * The one WebSocket (D-4): a snapshot first, then numbered deltas. A phone that reconnects with
+ * `?since=<seq>` gets what it missed, if Collie still has it, instead of a new snapshot. `watch`
+ * names the chat the phone shows: its items flow, and it gets the chat's current content at once.
+ */
+import type { FastifyInstance } from "fastify";
+import type { WebSocket } from "ws";
+import type {} from "@fastify/websocket"; // the `websocket: true` route option
+import { ClientMessage, type LiveMessage } from "@colliepwa/shared";
+import { Compile } from "typebox/compile";
+import type { LiveClient } from "../agents/live.ts";
+import { snapshot, type ApiDeps } from "./api.ts";
+
+const checkClientMessage = Compile(ClientMessage);
+const MAX_WATCHED = 64;
+
+export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  app.get<{ Querystring: { since?: string } }>("/api/live", { websocket: true }, (socket: WebSocket, req) => {
+    const client: LiveClient = {
+      watching: new Set(),
+      send(message: LiveMessage) {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+      },
+    };
+    const since = Number(req.query.since);
+    const missed = Number.isSafeInteger(since) && since >= 0 ? deps.live.since(since) : null;
+    if (missed) {
+      client.send({ type: "resumed", seq: deps.live.seq });
+      for (const m of missed) if (m.type !== "item" && m.type !== "view") client.send(m);
+    } else {
+      client.send({ type: "snapshot", seq: deps.live.seq, snapshot: snapshot(deps) });
+    }
+    deps.live.add(client);
+    socket.on("message", (data) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(String(data));
+      } catch {
+        return;
+      }
+      if (!checkClientMessage.Check(parsed)) return;
+      const msg = parsed as ClientMessage;
+      const key = `${msg.agent}\n${msg.pane}`;
+      if (msg.type === "unwatch") {
+        client.watching.delete(key);
+        return;
+      }
+      if (client.watching.size >= MAX_WATCHED) client.watching.delete(client.watching.values().next().value as string);
+      client.watching.add(key);
+      const detail = deps.agents.get(msg.agent)?.mirror.detail(msg.pane);
+      if (detail) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
+    });
+    socket.on("close", () => deps.live.remove(client));
+  });
+}

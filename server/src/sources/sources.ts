@@ -1,0 +1,120 @@
+/**
+ * sources.json (D-1): which durable agents Collie connects to. Parsing is strict and every error
+ * names the file, the entry and the field; a token is resolved here (inline, `env:NAME` or
+ * `file:PATH`) and never appears in an error.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve, dirname } from "node:path";
+import type { Endpoint } from "../agents/client.ts";
+
+/** One durable agent as sources.json names it, with its token resolved. */
+export interface AgentSource {
+  name: string;
+  endpoint: Endpoint;
+  /** A stable text of the entry (token hashed out), so a reload can tell what changed. */
+  key: string;
+}
+
+export class SourcesError extends Error {
+  override name = "SourcesError";
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** Reads and checks sources.json; throws SourcesError naming the file, entry and field. */
+export function loadSources(path: string, env: NodeJS.ProcessEnv = process.env): AgentSource[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new SourcesError(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new SourcesError(`${path}: is not valid JSON (${(err as Error).message})`);
+  }
+  return parseSources(json, path, env);
+}
+
+/** Checks the parsed content of sources.json. */
+export function parseSources(json: unknown, path: string, env: NodeJS.ProcessEnv = process.env): AgentSource[] {
+  const fail = (where: string, why: string): never => {
+    throw new SourcesError(`${path}: ${where}: ${why}`);
+  };
+  if (typeof json !== "object" || json === null || Array.isArray(json)) fail("top level", "must be an object like {\"durable\": [...]}");
+  const root = json as Record<string, unknown>;
+  for (const key of Object.keys(root)) if (key !== "durable" && key !== "$schema") fail(key, "is not a field of sources.json (expected \"durable\")");
+  const list = root.durable ?? [];
+  if (!Array.isArray(list)) fail("durable", "must be an array of agents");
+  const seen = new Set<string>();
+  return (list as unknown[]).map((raw, i) => {
+    const at = `durable[${i}]`;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail(at, "must be an object");
+    const e = raw as Record<string, unknown>;
+    const known = new Set(["name", "socket", "url", "token", "ca", "comment"]);
+    for (const key of Object.keys(e)) if (!known.has(key)) fail(`${at}.${key}`, "is not a field of a durable agent (name, socket, url, token, ca)");
+    if (typeof e.name !== "string" || !NAME.test(e.name)) fail(`${at}.name`, "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    const name = e.name as string;
+    const named = `${at} (${name})`;
+    if (seen.has(name)) fail(`${named}.name`, "is used by an earlier entry");
+    seen.add(name);
+    const hasSocket = e.socket !== undefined;
+    const hasUrl = e.url !== undefined;
+    if (hasSocket === hasUrl) fail(named, "needs exactly one of \"socket\" or \"url\"");
+    if (hasSocket) {
+      if (typeof e.socket !== "string" || e.socket.length === 0) fail(`${named}.socket`, "must be a path");
+      if (e.token !== undefined) fail(`${named}.token`, "is only for url entries: a socket is private to its owner");
+      const socket = isAbsolute(e.socket as string) ? (e.socket as string) : resolve(dirname(path), e.socket as string);
+      return { name, endpoint: { kind: "socket", path: socket }, key: `socket:${socket}` };
+    }
+    if (typeof e.url !== "string") fail(`${named}.url`, "must be a URL");
+    let url: URL;
+    try {
+      url = new URL(e.url as string);
+    } catch {
+      return fail(`${named}.url`, "is not a valid URL");
+    }
+    if (url.username || url.password) fail(`${named}.url`, "must not carry credentials; put the token in \"token\"");
+    if (url.protocol === "http:" && !LOOPBACK.has(url.hostname)) fail(`${named}.url`, "must be https (http only for 127.0.0.1 or localhost)");
+    if (url.protocol !== "https:" && url.protocol !== "http:") fail(`${named}.url`, "must be https (http only for 127.0.0.1 or localhost)");
+    if (url.pathname !== "/" || url.search || url.hash) fail(`${named}.url`, "must be the agent's origin, without a path");
+    if (e.token === undefined) fail(`${named}.token`, "is required for a url entry (inline, env:NAME or file:PATH)");
+    const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
+    if (token.length < 16) fail(`${named}.token`, "is shorter than 16 characters");
+    const endpoint: Endpoint = { kind: "url", url, token };
+    let caKey = "";
+    if (e.ca !== undefined) {
+      if (typeof e.ca !== "string" || !e.ca.startsWith("file:")) fail(`${named}.ca`, "must be file:PATH to a PEM certificate");
+      endpoint.ca = readFile((e.ca as string).slice(5), `${named}.ca`, path, fail);
+      caKey = e.ca as string;
+    }
+    // The key says whether the entry changed; the token enters it only as a hash.
+    const tokenHash = createHash("sha256").update(token).digest("hex");
+    return { name, endpoint, key: `url:${url.origin}|${tokenHash}|${caKey}` };
+  });
+}
+
+function resolveSecret(value: unknown, where: string, path: string, env: NodeJS.ProcessEnv, fail: (w: string, why: string) => never): string {
+  if (typeof value !== "string" || value.length === 0) return fail(where, "must be a string (inline, env:NAME or file:PATH)");
+  if (value.startsWith("env:")) {
+    const name = value.slice(4);
+    const v = env[name];
+    if (!v) return fail(where, `names the environment variable ${name}, which is not set`);
+    return v.trim();
+  }
+  if (value.startsWith("file:")) return readFile(value.slice(5), where, path, fail).trim();
+  return value;
+}
+
+function readFile(file: string, where: string, path: string, fail: (w: string, why: string) => never): string {
+  const full = isAbsolute(file) ? file : resolve(dirname(path), file);
+  try {
+    return readFileSync(full, "utf8");
+  } catch (err) {
+    return fail(where, `cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+}

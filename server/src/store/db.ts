@@ -1,0 +1,67 @@
+/**
+ * Collie's own state (D-8) in an embedded `node:sqlite` database in the state directory: held
+ * answers now; push subscriptions, dedupe and device pairings as those features land. The
+ * directory and the files are owner-only. The schema is versioned: each migration runs once, in
+ * order, inside a transaction.
+ */
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+
+const MIGRATIONS: readonly string[] = [
+  // 1: held answers (D-5)
+  `CREATE TABLE held_answers (
+     request_id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     pane_id TEXT NOT NULL,
+     ask_id TEXT NOT NULL,
+     revision TEXT NOT NULL,
+     answer TEXT NOT NULL,
+     held_at INTEGER NOT NULL
+   );
+   CREATE INDEX held_answers_agent ON held_answers (agent, ask_id);`,
+];
+
+export interface StateDb {
+  db: DatabaseSync;
+  path: string;
+  close(): void;
+}
+
+/** Opens (creating if needed) the state database in `dir`; `:memory:` for tests. */
+export function openStateDb(dir: string | ":memory:"): StateDb {
+  const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+  let path = ":memory:";
+  if (dir !== ":memory:") {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    path = join(dir, "collie.db");
+    const fresh = !existsSync(path);
+    const db0 = new DatabaseSync(path);
+    db0.close();
+    if (fresh) chmodSync(path, 0o600);
+  }
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = db.prepare("SELECT version FROM schema_version").get() as { version: number } | undefined;
+  let version = row?.version ?? 0;
+  if (!row) db.exec("INSERT INTO schema_version (version) VALUES (0)");
+  if (version > MIGRATIONS.length) throw new Error(`${path} was written by a newer Collie (schema ${version}); update Collie`);
+  for (; version < MIGRATIONS.length; version++) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(MIGRATIONS[version]!);
+      db.prepare("UPDATE schema_version SET version = ?").run(version + 1);
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+  if (path !== ":memory:") for (const f of [`${path}-wal`, `${path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  return { db, path, close: () => db.close() };
+}
+
+/** The schema version this Collie writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

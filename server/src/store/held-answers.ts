@@ -1,0 +1,59 @@
+/**
+ * Held answers (D-5): an answer the phone sent while its agent was unreachable, or before the
+ * agent raised the ask again after a restart, is kept here with the phone's request id and sent
+ * again, unchanged, when the same ask (same id and revision) is open. The agent's receipts make
+ * the repeat exactly-once.
+ */
+import type { Answer } from "@colliepwa/durable-sdk/wire";
+import type { StateDb } from "./db.ts";
+
+export interface HeldAnswer {
+  requestId: string;
+  agent: string;
+  paneId: string;
+  askId: string;
+  revision: string;
+  answer: Answer;
+  heldAt: number;
+}
+
+/** How long an answer is held at most; after that it is dropped (the question is long gone). */
+export const HOLD_MS = 7 * 24 * 60 * 60 * 1000;
+
+export class HeldAnswers {
+  readonly #state: StateDb;
+
+  constructor(state: StateDb) {
+    this.#state = state;
+  }
+
+  hold(a: HeldAnswer): void {
+    this.#state.db
+      .prepare("INSERT OR REPLACE INTO held_answers (request_id, agent, pane_id, ask_id, revision, answer, held_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(a.requestId, a.agent, a.paneId, a.askId, a.revision, JSON.stringify(a.answer), a.heldAt);
+  }
+
+  release(requestId: string): void {
+    this.#state.db.prepare("DELETE FROM held_answers WHERE request_id = ?").run(requestId);
+  }
+
+  /** The held answers of one agent, oldest first. */
+  forAgent(agent: string): HeldAnswer[] {
+    const rows = this.#state.db
+      .prepare("SELECT request_id, agent, pane_id, ask_id, revision, answer, held_at FROM held_answers WHERE agent = ? ORDER BY held_at")
+      .all(agent) as { request_id: string; agent: string; pane_id: string; ask_id: string; revision: string; answer: string; held_at: number }[];
+    return rows.map((r) => ({
+      requestId: r.request_id, agent: r.agent, paneId: r.pane_id, askId: r.ask_id, revision: r.revision,
+      answer: JSON.parse(r.answer) as Answer, heldAt: r.held_at,
+    }));
+  }
+
+  /** Drops answers held longer than HOLD_MS; returns how many. */
+  expire(now: number): number {
+    return Number(this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ?").run(now - HOLD_MS).changes);
+  }
+
+  get count(): number {
+    return (this.#state.db.prepare("SELECT COUNT(*) AS n FROM held_answers").get() as { n: number }).n;
+  }
+}

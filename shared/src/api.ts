@@ -1,0 +1,137 @@
+/**
+ * The Collie-to-phone contract (D-4): the phone API's request bodies and replies, and the
+ * WebSocket's messages. Request schemas are Fastify's validation on the server and the types on
+ * both ends. Wire types (items, asks, pane summaries) are the SDK's (`@colliepwa/durable-sdk/wire`):
+ * they are referenced here, never re-declared, and Collie has validated them before they get here.
+ */
+import { Type, type Static } from "typebox";
+import type { Answer, Ask, Caps, DecidedBy, Item, PaneSummary, Starter, HistoryRow } from "@colliepwa/durable-sdk/wire";
+
+/** Where Collie serves the phone API. */
+export const API_PREFIX = "/api";
+/** The WebSocket path. */
+export const LIVE_PATH = "/api/live";
+
+/** A durable agent's connection state (D-2). */
+export type AgentState = "starting" | "ready" | "unreachable" | "version-mismatch";
+
+/** One row of the dashboard's Durable agents section (P-2, D-3). */
+export interface AgentSummary {
+  /** The name from sources.json. */
+  name: string;
+  state: AgentState;
+  /** `local` for a socket or http://127.0.0.1|localhost, `remote` otherwise (D-3). */
+  reach: "local" | "remote";
+  /** From hello: runtime (`node 22.23.5`) and the name the agent gives itself. */
+  runtime: string | null;
+  selfName: string | null;
+  /** The crew member's name; null for this machine's own agents (C-1). */
+  machine: string | null;
+  /** Declared caps; the phone draws a control only for a declared cap (P-1). Null until hello. */
+  caps: Caps | null;
+  /** Wire versions: the agent's newest (from hello) and Collie's, for P-17's warning. */
+  wire: { agent: number | null; collie: number };
+  /** Open conversations and those waiting on you (P-2). */
+  counts: { open: number; waiting: number };
+  /** Why the agent is unreachable, in words without secrets. */
+  problem?: string;
+}
+
+/** A conversation as the agent's home lists it (P-5): the pane's summary plus what the list shows. */
+export interface Conversation extends PaneSummary {
+  agent: string;
+  /** The workspace's title, the header's last fallback (P-21). */
+  workspaceTitle: string;
+  /** The first open question's title (P-5). */
+  pendingQuestion?: string;
+}
+
+/** `GET /api/snapshot` and the WebSocket's first message. */
+export interface Snapshot {
+  /** The delta sequence this snapshot is at; resume the WebSocket after it. */
+  seq: number;
+  collie: { version: string; wire: number };
+  agents: AgentSummary[];
+  conversations: Conversation[];
+}
+
+/** `GET /api/agents/:agent/panes/:pane`: the chat's content. */
+export interface PaneDetail {
+  conversation: Conversation;
+  items: Item[];
+  itemsCut: boolean;
+  asks: Ask[];
+}
+
+export type { Answer, Ask, HistoryRow, Item, Starter, DecidedBy };
+
+/** Messages the server sends on the WebSocket. `seq` grows by one per message. */
+export type LiveMessage =
+  | { type: "snapshot"; seq: number; snapshot: Snapshot }
+  | { type: "resumed"; seq: number }
+  | { type: "agent"; seq: number; agent: AgentSummary }
+  | { type: "agent-removed"; seq: number; name: string }
+  | { type: "conversation"; seq: number; conversation: Conversation }
+  | { type: "conversation-removed"; seq: number; agent: string; id: string }
+  | { type: "item"; seq: number; agent: string; paneId: string; item: Item }
+  | { type: "ask"; seq: number; agent: string; paneId: string; ask: Ask }
+  | { type: "ask-closed"; seq: number; agent: string; paneId: string; askId: string; decidedBy: DecidedBy; title: string }
+  | { type: "view"; seq: number; agent: string; paneId: string; detail: PaneDetail }
+  | { type: "held-outcome"; seq: number; agent: string; requestId: string; status: number; body: Record<string, unknown> };
+
+/** Messages the phone sends on the WebSocket: which chats it shows, so items flow only for those. */
+export const ClientMessage = Type.Union([
+  Type.Object({ type: Type.Literal("watch"), agent: Type.String({ maxLength: 256 }), pane: Type.String({ maxLength: 512 }) }),
+  Type.Object({ type: Type.Literal("unwatch"), agent: Type.String({ maxLength: 256 }), pane: Type.String({ maxLength: 512 }) }),
+]);
+export type ClientMessage = Static<typeof ClientMessage>;
+
+const RequestId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[^\\s/?#\\x00-\\x1f\\x7f]+$" });
+const Id = Type.String({ minLength: 1, maxLength: 512 });
+
+/** Every phone action carries the phone's request id (P-14, D-5). */
+export const AnswerRequest = Type.Object({
+  requestId: RequestId,
+  revision: Type.String({ pattern: "^[0-9a-f]{16}$" }),
+  answer: Type.Unsafe<Answer>(Type.Object({ kind: Type.String() })),
+});
+export type AnswerRequest = Static<typeof AnswerRequest>;
+
+export const SendRequest = Type.Object({ requestId: RequestId, text: Type.String({ minLength: 1, maxLength: 16_384 }) });
+export type SendRequest = Static<typeof SendRequest>;
+
+export const SteerRequest = Type.Object({ requestId: RequestId, text: Type.String({ minLength: 1, maxLength: 16_384 }), turnId: Type.Union([Id, Type.Null()]) });
+export type SteerRequest = Static<typeof SteerRequest>;
+
+export const TurnRequest = Type.Object({ requestId: RequestId, turnId: Type.Union([Id, Type.Null()]) });
+export type TurnRequest = Static<typeof TurnRequest>;
+
+const Target = Type.Object({ kind: Type.Union([Type.Literal("workspace"), Type.Literal("tab"), Type.Literal("pane")]), id: Id });
+
+export const RenameRequest = Type.Object({ requestId: RequestId, target: Target, title: Type.String({ minLength: 1, maxLength: 1024 }) });
+export type RenameRequest = Static<typeof RenameRequest>;
+
+export const TargetRequest = Type.Object({ requestId: RequestId, target: Target });
+export type TargetRequest = Static<typeof TargetRequest>;
+
+export const StarterRequest = Type.Object({ requestId: RequestId });
+export type StarterRequest = Static<typeof StarterRequest>;
+
+/**
+ * The reply to a phone action: the agent's own status and JSON, passed through unchanged (so the
+ * phone sees `replayed` and every ask outcome code, P-15), or Collie's own:
+ * - `202 {held: true}`: the agent is unreachable or the ask is not open yet; Collie keeps the
+ *   answer and delivers it when the same ask is open again (D-5), then sends `held-outcome`.
+ * - `503 {error: "agent-unreachable"}`: a non-answer action could not reach the agent.
+ * - `404 {error: "unknown-agent"}`.
+ */
+export type ActionReply = Record<string, unknown>;
+
+/** Collie's own error codes on the phone API (the agent's codes pass through as they are). */
+export const COLLIE_ERRORS = Object.freeze({
+  "unknown-agent": 404,
+  "agent-unreachable": 503,
+  "agent-version-mismatch": 409,
+  "bad-request": 400,
+  "agent-failed": 502,
+} as const);
