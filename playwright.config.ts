@@ -6,6 +6,8 @@ import { defineConfig } from "@playwright/test";
 
 export default defineConfig({
   testDir: "e2e",
+  globalSetup: "./e2e/global-setup.ts",
+  outputDir: "test-results/playwright",
   testMatch: "**/*.spec.ts",
   fullyParallel: false,
   workers: 1,

@@ -5,7 +5,8 @@
  * 1. typecheck (tsc, strict) of every workspace;
  * 2. node's test runner over `<workspace>/test/**\/*.test.ts` (unit and integration tests over
  *    real sockets);
- * 3. Playwright journeys in Chromium (`e2e/`), once any exist.
+ * 3. vitest component tests of the PWA (jsdom);
+ * 4. Playwright journeys in Chromium (`e2e/`) against the real daemon and the example agent.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
@@ -25,7 +26,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
 }
 
 // 1. Typecheck: a type error fails the run like a failed test.
-for (const project of ["sdk", "shared", "server"]) {
+for (const project of ["sdk", "shared", "server", "web", "e2e"]) {
   if (!existsSync(join(root, project, "tsconfig.json"))) continue;
   console.log(`\n# typecheck ${project}`);
   if (run("npx", ["tsc", "-p", project, "--noEmit"]) === 0) passed++;
@@ -53,7 +54,22 @@ if (globs.length > 0) {
   if (status !== 0 && count("fail") + count("cancelled") === 0) failed++; // the runner itself failed
 }
 
-// 3. Playwright, when browser journeys exist.
+// 3. vitest: the PWA's component tests in jsdom.
+if (existsSync(join(root, "web", "test"))) {
+  const out = join(mkdtempSync(join(tmpdir(), "collie-vitest-")), "results.json");
+  console.log("\n# vitest (web)");
+  const status = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${out}`], {
+    cwd: join(root, "web"),
+    stdio: "inherit",
+    env: process.env,
+  }).status ?? 1;
+  const results = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
+  passed += results.numPassedTests ?? 0;
+  failed += results.numFailedTests ?? 0;
+  if (status !== 0 && !results.numFailedTests) failed++;
+}
+
+// 4. Playwright, when browser journeys exist.
 const e2e = join(root, "e2e");
 const specs = existsSync(e2e) ? readdirSync(e2e, { recursive: true }).filter((f) => String(f).endsWith(".spec.ts")) : [];
 if (specs.length > 0) {

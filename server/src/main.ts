@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { Daemon } from "./daemon.ts";
 import { startExampleAgent, type ExampleAgent } from "./cli/example-agent.ts";
 import { attach } from "./cli/attach.ts";
+import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
@@ -59,6 +60,7 @@ async function serve(args: Args): Promise<number> {
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
     console.warn(`collie: WARNING: listening on ${host}, not loopback. Collie answers "Allow" on real tool calls: reach it only through a front door with TLS (docs/deployment.md), never a bare port.`);
   }
+  await buildWebIfMissing();
   const address = await daemon.app.listen({ host, port: port(args) });
   console.log(`collie: listening on ${address} (state in ${state})`);
   const stop = async () => {

@@ -1,0 +1,30 @@
+/**
+ * The dashboard (P-1…P-4): the Durable agents section with the example agent's row.
+ */
+import { expect, openDashboard, test } from "./fixtures.ts";
+
+test.use({ viewport: { width: 360, height: 740 } });
+
+test("shows the example agent in the Durable agents section", async ({ page, shot }) => {
+  await openDashboard(page);
+  const row = page.locator('[data-agent="desk"]');
+  await expect(row).toContainText("desk");
+  await expect(row).toContainText("Experimental");
+  await expect(row).toContainText(/node 22\.\d+\.\d+, desk, local/);
+  await expect(row.getByLabel(/open$/)).toHaveText("4");
+  await shot("dashboard");
+});
+
+test("keeps Show only what needs you on the device", async ({ page }) => {
+  await openDashboard(page);
+  await page.getByRole("link", { name: "Settings" }).click();
+  const toggle = page.getByRole("switch", { name: "Show only what needs you" });
+  await toggle.check();
+  await page.reload();
+  await expect(page.getByRole("switch", { name: "Show only what needs you" })).toBeChecked();
+  await page.goto("/");
+  // Nothing waits on you yet, so the section lists no agent.
+  await expect(page.locator('[data-agent="desk"]')).toHaveCount(0);
+  await page.goto("/#/settings");
+  await page.getByRole("switch", { name: "Show only what needs you" }).uncheck();
+});

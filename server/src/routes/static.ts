@@ -1,0 +1,148 @@
+/**
+ * Serves the phone app (D-4, P-26) from the Vite build in `web/dist`, with no dependency:
+ * - content types for what the build holds (html, js, css, webmanifest, png, svg, json, ico …);
+ * - `/assets/*` (hashed names) cached for a year as immutable; `index.html`, `/sw.js` and the
+ *   manifest revalidated on every load (`no-cache`), so a new build reaches the phone;
+ * - a path that climbs out of the build (`..`, encoded or not, backslashes, NUL) is refused;
+ * - any other unknown path that is not `/api/*` answers the index (the app routes by hash, but a
+ *   deep link or a reload must still land in the app); a missing `/assets/*` file is a 404, never
+ *   HTML a browser or the service worker would take for a script;
+ * - HTML carries a strict CSP and the other security headers (X-2);
+ * - without a build, a plain-text 503 says how to build it.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { extname, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/** The build, relative to this file: server/src/routes → the repo's web/dist. */
+export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../../../web/dist/", import.meta.url));
+
+export interface StaticOptions {
+  /** Where the built app is; tests point it at a fake build. */
+  distDir?: string;
+}
+
+export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".webmanifest": "application/manifest+json; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".ico": "image/x-icon",
+  ".webp": "image/webp",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".woff2": "font/woff2",
+  ".woff": "font/woff",
+  ".txt": "text/plain; charset=utf-8",
+});
+
+/** X-2: the app loads nothing from anywhere else, runs no inline script or style, sits in no frame. */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join("; ");
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const REVALIDATE = "no-cache";
+/** Icons and other unhashed files: a day, then revalidated. */
+const SHORT = "public, max-age=86400";
+
+export const NOT_BUILT =
+  "Collie's phone app is not built yet.\n" +
+  "Build it with: npm run build -w web\n" +
+  "(npm start builds it by itself when web/dist is missing.) Then reload this page.\n";
+
+const isApi = (path: string) => path === "/api" || path.startsWith("/api/");
+
+/** The file a path names inside the build, or null when the path is refused (traversal and the like). */
+export function resolveInDist(distDir: string, pathname: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  if (decoded.includes("\0") || decoded.includes("\\")) return null;
+  const segments = decoded.split("/").filter((s) => s !== "");
+  if (segments.some((s) => s === ".." || s === ".")) return null;
+  const root = resolve(distDir);
+  const file = resolve(root, ...segments);
+  if (file !== root && !file.startsWith(root + sep)) return null;
+  return file;
+}
+
+export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {}): Promise<void> {
+  const dist = resolve(opts.distDir ?? DEFAULT_DIST_DIR);
+  const index = join(dist, "index.html");
+
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const rawPath = req.url.split("?")[0]!.split("#")[0]!;
+    if (isApi(rawPath)) return reply.code(404).send({ error: "not-found", message: "No such route." });
+    if (!existsSync(index)) {
+      return reply.code(503).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
+    }
+    const file = resolveInDist(dist, rawPath);
+    if (file === null) {
+      return reply.code(403).header("content-type", "text/plain; charset=utf-8").send("Refused.\n");
+    }
+    const rel = file.slice(dist.length).split(sep).join("/") || "/";
+    if (await sendFile(req, reply, file, rel)) return reply;
+    if (rel.startsWith("/assets/") || rel === "/sw.js") {
+      return reply.code(404).header("content-type", "text/plain; charset=utf-8").send("Not found.\n");
+    }
+    await sendFile(req, reply, index, "/index.html");
+    return reply;
+  };
+
+  app.get("/", handler);
+  app.get("/*", handler);
+}
+
+/** Sends a file of the build with its headers; false when there is no such file. */
+async function sendFile(req: FastifyRequest, reply: FastifyReply, file: string, rel: string): Promise<boolean> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch {
+    return false;
+  }
+  if (!info.isFile()) return false;
+  const ext = extname(file).toLowerCase();
+  const type = CONTENT_TYPES[ext] ?? "application/octet-stream";
+  const html = ext === ".html";
+  const cache = rel.startsWith("/assets/") ? IMMUTABLE
+    : html || rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE
+    : SHORT;
+  const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+  reply.header("content-type", type);
+  reply.header("cache-control", cache);
+  reply.header("etag", etag);
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("referrer-policy", "no-referrer");
+  if (html) {
+    reply.header("content-security-policy", CSP);
+    reply.header("x-frame-options", "DENY");
+  }
+  if (req.headers["if-none-match"] === etag) {
+    reply.code(304).send();
+    return true;
+  }
+  reply.code(200).send(await readFile(file));
+  return true;
+}

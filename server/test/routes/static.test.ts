@@ -1,0 +1,270 @@
+/**
+ * The phone app's files (D-4, P-26, X-2): content types, cache headers, the CSP and the other
+ * security headers, traversal refused, the SPA fallback, /api/* left alone, and a 503 before the
+ * app is built. A tiny fake build in a temp dir; a plain Fastify app with only the static route
+ * (plus one API route), so the route is tested on its own.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "node:net";
+import Fastify, { type FastifyInstance } from "fastify";
+import { CSP, resolveInDist, staticRoutes } from "../../src/routes/static.ts";
+
+const INDEX = "<!doctype html><title>Collie</title><div id=root></div>";
+const SECRET = '{"name":"outside-the-build"}';
+
+let root: string;
+let dist: string;
+let app: FastifyInstance;
+
+async function appFor(distDir: string): Promise<FastifyInstance> {
+  const a = Fastify();
+  a.get("/api/health", async () => ({ ok: true }));
+  await a.register(async (scope) => staticRoutes(scope, { distDir }));
+  await a.ready();
+  return a;
+}
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), "collie-static-"));
+  dist = join(root, "dist");
+  mkdirSync(join(dist, "assets"), { recursive: true });
+  mkdirSync(join(dist, "icons"), { recursive: true });
+  writeFileSync(join(dist, "index.html"), INDEX);
+  writeFileSync(join(dist, "assets", "main-abc123.js"), "console.log(1)");
+  writeFileSync(join(dist, "assets", "main-abc123.css"), "body{}");
+  writeFileSync(join(dist, "assets", "logo-1.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
+  writeFileSync(join(dist, "sw.js"), "self.addEventListener('fetch',()=>{})");
+  writeFileSync(join(dist, "manifest.webmanifest"), '{"name":"Collie"}');
+  writeFileSync(join(dist, "icons", "icon-192.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  writeFileSync(join(dist, "favicon.ico"), Buffer.from([0, 0, 1, 0]));
+  writeFileSync(join(dist, "data.json"), "{}");
+  // Outside the build: what a traversal would reach.
+  writeFileSync(join(root, "package.json"), SECRET);
+  app = await appFor(dist);
+});
+
+after(async () => {
+  await app.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("content types", () => {
+  const cases: [string, string][] = [
+    ["/", "text/html; charset=utf-8"],
+    ["/index.html", "text/html; charset=utf-8"],
+    ["/assets/main-abc123.js", "text/javascript; charset=utf-8"],
+    ["/assets/main-abc123.css", "text/css; charset=utf-8"],
+    ["/assets/logo-1.svg", "image/svg+xml"],
+    ["/sw.js", "text/javascript; charset=utf-8"],
+    ["/manifest.webmanifest", "application/manifest+json; charset=utf-8"],
+    ["/icons/icon-192.png", "image/png"],
+    ["/favicon.ico", "image/x-icon"],
+    ["/data.json", "application/json; charset=utf-8"],
+  ];
+  for (const [url, type] of cases) {
+    test(`${url} is ${type}`, async () => {
+      const r = await app.inject({ url });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.headers["content-type"], type);
+      assert.equal(r.headers["x-content-type-options"], "nosniff");
+    });
+  }
+
+  test("a file's bytes are sent as they are", async () => {
+    const r = await app.inject({ url: "/icons/icon-192.png" });
+    assert.deepEqual([...r.rawPayload], [0x89, 0x50, 0x4e, 0x47]);
+    assert.equal((await app.inject({ url: "/" })).body, INDEX);
+  });
+});
+
+describe("cache headers", () => {
+  test("hashed assets are immutable for a year", async () => {
+    const r = await app.inject({ url: "/assets/main-abc123.js" });
+    assert.equal(r.headers["cache-control"], "public, max-age=31536000, immutable");
+  });
+  for (const url of ["/", "/index.html", "/sw.js", "/manifest.webmanifest", "/some/deep/link"]) {
+    test(`${url} is revalidated (no-cache)`, async () => {
+      const r = await app.inject({ url });
+      assert.equal(r.headers["cache-control"], "no-cache");
+    });
+  }
+  test("an unchanged file answers 304 to its etag", async () => {
+    const first = await app.inject({ url: "/sw.js" });
+    const etag = first.headers.etag;
+    assert.ok(typeof etag === "string" && etag.length > 0);
+    const again = await app.inject({ url: "/sw.js", headers: { "if-none-match": etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, "");
+  });
+});
+
+describe("security headers (X-2)", () => {
+  test("HTML carries the strict CSP, no referrer and nosniff", async () => {
+    for (const url of ["/", "/index.html", "/anything"]) {
+      const r = await app.inject({ url });
+      assert.equal(
+        r.headers["content-security-policy"],
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+      );
+      assert.equal(r.headers["referrer-policy"], "no-referrer");
+      assert.equal(r.headers["x-content-type-options"], "nosniff");
+    }
+    assert.equal(CSP.includes("unsafe"), false);
+  });
+  test("scripts carry no CSP of their own, still nosniff", async () => {
+    const r = await app.inject({ url: "/assets/main-abc123.js" });
+    assert.equal(r.headers["content-security-policy"], undefined);
+    assert.equal(r.headers["x-content-type-options"], "nosniff");
+  });
+});
+
+/**
+ * A request over a real socket with the path exactly as written: inject() and fetch() normalise
+ * `..` and `%2e%2e` away before the server sees them, an attacker's client does not.
+ */
+async function rawGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+    let data = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk) => (data += chunk));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
+      resolve({ status, body: data.slice(data.indexOf("\r\n\r\n") + 4) });
+    });
+  });
+}
+
+describe("path traversal is refused", () => {
+  let port = 0;
+  before(async () => {
+    const address = await app.listen({ host: "127.0.0.1", port: 0 });
+    port = Number(new URL(address).port);
+  });
+
+  const attempts = [
+    "/../package.json",
+    "/assets/../../package.json",
+    "/%2e%2e/package.json",
+    "/%2E%2E/package.json",
+    "/.%2e/package.json",
+    "/%2e%2e%2fpackage.json",
+    "/assets/%2e%2e%2f%2e%2e%2fpackage.json",
+    "/..%2fpackage.json",
+    "/..%5cpackage.json",
+    "/%5c..%5cpackage.json",
+    "/assets/..\\..\\package.json",
+    "/%00/package.json",
+    "/%252e%252e/package.json",
+    "/%c0%ae%c0%ae/package.json",
+    "/%E0%A4%A",
+  ];
+  for (const url of attempts) {
+    test(url, async () => {
+      for (const r of [await rawGet(port, url), await app.inject({ url }).then((x) => ({ status: x.statusCode, body: x.body }))]) {
+        assert.ok(!r.body.includes("outside-the-build"), `${url} reached a file outside the build`);
+        assert.ok([400, 403, 404].includes(r.status) || (r.status === 200 && r.body === INDEX), `${url}: ${r.status}`);
+      }
+    });
+  }
+  test("dot segments as sent are refused with 403", async () => {
+    for (const url of ["/../package.json", "/%2e%2e/package.json", "/..%2fpackage.json", "/assets/%2e%2e%2f%2e%2e%2fpackage.json", "/..%5cpackage.json"]) {
+      const r = await rawGet(port, url);
+      assert.equal(r.status, 403, url);
+      assert.match(r.body, /Refused/);
+    }
+  });
+  test("resolveInDist keeps every path inside the build", () => {
+    assert.equal(resolveInDist(dist, "/../package.json"), null);
+    assert.equal(resolveInDist(dist, "/a/%2e%2e/%2e%2e/b"), null);
+    assert.equal(resolveInDist(dist, "/a\\b"), null);
+    assert.equal(resolveInDist(dist, "/%ZZ"), null);
+    assert.equal(resolveInDist(dist, "/x%00"), null);
+    assert.equal(resolveInDist(dist, "/assets/x.js"), join(dist, "assets", "x.js"));
+    assert.equal(resolveInDist(dist, "/"), dist);
+  });
+});
+
+describe("SPA fallback", () => {
+  test("an unknown path answers the index", async () => {
+    for (const url of ["/settings", "/agent/desk/pane/p1", "/some/deep/link?x=1", "/icons"]) {
+      const r = await app.inject({ url });
+      assert.equal(r.statusCode, 200, url);
+      assert.equal(r.body, INDEX, url);
+      assert.equal(r.headers["content-type"], "text/html; charset=utf-8");
+    }
+  });
+  test("a missing hashed asset is a 404, never HTML", async () => {
+    const r = await app.inject({ url: "/assets/gone-000.js" });
+    assert.equal(r.statusCode, 404);
+    assert.ok(!String(r.headers["content-type"]).startsWith("text/html"));
+  });
+  test("HEAD works like GET without a body", async () => {
+    const r = await app.inject({ method: "HEAD", url: "/" });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.headers["content-type"], "text/html; charset=utf-8");
+    assert.equal(r.body, "");
+  });
+});
+
+describe("/api/* is not swallowed", () => {
+  test("an API route still answers", async () => {
+    const r = await app.inject({ url: "/api/health" });
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(r.json(), { ok: true });
+  });
+  test("an unknown API path is a JSON 404, not the index", async () => {
+    for (const url of ["/api/nope", "/api", "/api/agents/x/unknown?y=1"]) {
+      const r = await app.inject({ url });
+      assert.equal(r.statusCode, 404, url);
+      assert.match(String(r.headers["content-type"]), /application\/json/);
+      assert.equal(r.json().error, "not-found");
+    }
+  });
+  test("writes to unknown paths are not answered with the index", async () => {
+    const r = await app.inject({ method: "POST", url: "/anything", payload: {} });
+    assert.equal(r.statusCode, 404);
+    assert.notEqual(r.body, INDEX);
+  });
+});
+
+describe("not built", () => {
+  test("GET / answers a plain-text 503 saying how to build the app", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "collie-nodist-"));
+    const a = await appFor(join(empty, "dist"));
+    try {
+      const r = await a.inject({ url: "/" });
+      assert.equal(r.statusCode, 503);
+      assert.equal(r.headers["content-type"], "text/plain; charset=utf-8");
+      assert.match(r.body, /not built/);
+      assert.match(r.body, /npm run build -w web/);
+      const deep = await a.inject({ url: "/agent/desk" });
+      assert.equal(deep.statusCode, 503);
+      const api = await a.inject({ url: "/api/health" });
+      assert.equal(api.statusCode, 200);
+    } finally {
+      await a.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+  test("a build that appears later is served without a restart", async () => {
+    const later = mkdtempSync(join(tmpdir(), "collie-later-"));
+    const a = await appFor(join(later, "dist"));
+    try {
+      assert.equal((await a.inject({ url: "/" })).statusCode, 503);
+      mkdirSync(join(later, "dist"));
+      writeFileSync(join(later, "dist", "index.html"), INDEX);
+      const r = await a.inject({ url: "/" });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.body, INDEX);
+    } finally {
+      await a.close();
+      rmSync(later, { recursive: true, force: true });
+    }
+  });
+});

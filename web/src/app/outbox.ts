@@ -1,0 +1,163 @@
+/**
+ * The phone's outbox (P-14, P-20, P-26): every action is saved with its request id (idb-keyval)
+ * before it is sent, and stays until a reply says what happened. After a reload or a reconnect the
+ * same request id is sent again, so Collie and the agent's receipts make it land exactly once.
+ */
+import { createStore, del, entries, set, type UseStore } from "idb-keyval";
+import { NetworkError, type Api, type Reply } from "./api.ts";
+
+export type ActionKind = "answer" | "send" | "steer" | "stop" | "action" | "rename" | "close" | "reopen" | "starter";
+
+export interface PendingAction {
+  requestId: string;
+  kind: ActionKind;
+  agent: string;
+  pane?: string;
+  path: string;
+  body: { requestId: string } & Record<string, unknown>;
+  createdAt: number;
+  /** How many times it was sent. */
+  attempts: number;
+}
+
+/** What a send came to: a reply, or no reply (the network failed: retry with the same id). */
+export type SendResult = { kind: "reply"; reply: Reply } | { kind: "no-reply" };
+
+/** Where pending actions live; idb-keyval in the browser, a Map in tests. */
+export interface OutboxStorage {
+  put(a: PendingAction): Promise<void>;
+  delete(requestId: string): Promise<void>;
+  all(): Promise<PendingAction[]>;
+}
+
+export function idbOutboxStorage(store: UseStore = createStore("collie", "outbox")): OutboxStorage {
+  return {
+    put: (a) => set(a.requestId, a, store),
+    delete: (id) => del(id, store),
+    all: async () => (await entries<string, PendingAction>(store)).map(([, v]) => v),
+  };
+}
+
+export function memoryOutboxStorage(): OutboxStorage {
+  const map = new Map<string, PendingAction>();
+  return {
+    put: async (a) => void map.set(a.requestId, structuredClone(a)),
+    delete: async (id) => void map.delete(id),
+    all: async () => [...map.values()],
+  };
+}
+
+/** A new request id: one per tap (P-14). */
+export function newRequestId(): string {
+  return crypto.randomUUID();
+}
+
+export class Outbox {
+  readonly #api: Api;
+  readonly #storage: OutboxStorage;
+  readonly #now: () => number;
+  readonly #inFlight = new Map<string, Promise<SendResult>>();
+  readonly #listeners = new Set<() => void>();
+  #pending: PendingAction[] = [];
+  /** The last result of each request id sent from this page (replies and no-replies). */
+  #results = new Map<string, SendResult>();
+  #version = 0;
+
+  constructor(api: Api, storage: OutboxStorage, now: () => number = Date.now) {
+    this.#api = api;
+    this.#storage = storage;
+    this.#now = now;
+  }
+
+  /** Loads what an earlier page left unsent. */
+  async load(): Promise<PendingAction[]> {
+    this.#pending = (await this.#storage.all()).sort((a, b) => a.createdAt - b.createdAt);
+    this.#notify();
+    return this.#pending;
+  }
+
+  get pending(): readonly PendingAction[] {
+    return this.#pending;
+  }
+
+  /** What the last attempt of this request id came to, if it was sent from this page. */
+  result(requestId: string): SendResult | undefined {
+    return this.#results.get(requestId);
+  }
+
+  /** Whether this request id is being sent right now. */
+  sending(requestId: string): boolean {
+    return this.#inFlight.has(requestId);
+  }
+
+  /** Sends every pending action again, oldest first (after a reload or a reconnect, P-26). */
+  async flush(): Promise<void> {
+    for (const a of [...this.#pending]) await this.send(a.requestId);
+  }
+
+  subscribe(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Saves, then sends an action. */
+  async submit(a: Omit<PendingAction, "createdAt" | "attempts">): Promise<SendResult> {
+    const action: PendingAction = { ...a, createdAt: this.#now(), attempts: 0 };
+    this.#pending = [...this.#pending, action];
+    await this.#storage.put(action);
+    this.#notify();
+    return this.send(action.requestId);
+  }
+
+  /** Sends (again) the pending action with this request id, unchanged. */
+  send(requestId: string): Promise<SendResult> {
+    const running = this.#inFlight.get(requestId);
+    if (running) return running;
+    const action = this.#pending.find((p) => p.requestId === requestId);
+    if (!action) return Promise.resolve({ kind: "no-reply" });
+    const run = (async (): Promise<SendResult> => {
+      action.attempts++;
+      try {
+        const reply = await this.#api.post(action.path, action.body);
+        // 202 {held: true}: Collie holds it for an agent that is away (D-5); it is Collie's now.
+        this.#results.set(requestId, { kind: "reply", reply });
+        await this.#forget(requestId);
+        return { kind: "reply", reply };
+      } catch (err) {
+        if (err instanceof NetworkError) {
+          await this.#storage.put(action);
+          this.#results.set(requestId, { kind: "no-reply" });
+          return { kind: "no-reply" };
+        }
+        throw err;
+      } finally {
+        this.#inFlight.delete(requestId);
+        this.#notify();
+      }
+    })();
+    this.#inFlight.set(requestId, run);
+    this.#notify();
+    return run;
+  }
+
+  /** Drops an action the user gave up on (e.g. a `Not sent` line taken back into the composer). */
+  async discard(requestId: string): Promise<void> {
+    await this.#forget(requestId);
+  }
+
+  async #forget(requestId: string): Promise<void> {
+    this.#pending = this.#pending.filter((p) => p.requestId !== requestId);
+    await this.#storage.delete(requestId);
+    this.#notify();
+  }
+
+  /** Grows with every change, so React can tell the outbox changed. */
+  get version(): number {
+    return this.#version;
+  }
+
+  #notify(): void {
+    this.#version++;
+    for (const l of this.#listeners) l();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The phone's display rules as pure functions (P-2…P-5, P-21), tested without a browser.
+ */
+import { STRINGS } from "@colliepwa/shared";
+import type { AgentSummary, Conversation } from "@colliepwa/shared";
+
+/** Line 2 of an agent's row (P-2, C-1): runtime, self-given name or `durable`, reach, machine. */
+export function agentLine2(a: AgentSummary): string {
+  return [a.runtime, a.selfName || STRINGS.selfNameFallback, a.reach === "local" ? STRINGS.local : STRINGS.remote, a.machine]
+    .filter((p): p is string => Boolean(p))
+    .join(", ");
+}
+
+/** The right edge of an agent's row (P-2): counts when ready, else the state's word. */
+export type AgentRowRight = { kind: "counts"; open: number; waiting: number } | { kind: "state"; text: string };
+
+export function agentRowRight(a: AgentSummary): AgentRowRight {
+  switch (a.state) {
+    case "ready": return { kind: "counts", open: a.counts.open, waiting: a.counts.waiting };
+    case "starting": return { kind: "state", text: STRINGS.starting };
+    case "unreachable": return { kind: "state", text: STRINGS.unreachable };
+    case "version-mismatch": return { kind: "state", text: STRINGS.versionMismatch };
+  }
+}
+
+/** True while any agent has a conversation waiting on you: the section floats to the top (P-3). */
+export function sectionFloats(agents: Iterable<AgentSummary>): boolean {
+  for (const a of agents) if (a.state === "ready" && a.counts.waiting > 0) return true;
+  return false;
+}
+
+/** The rows the section lists (P-4): all, or only agents waiting on you. */
+export function visibleAgents(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean): AgentSummary[] {
+  const list = [...agents];
+  return onlyNeedsYou ? list.filter((a) => a.state === "ready" && a.counts.waiting > 0) : list;
+}
+
+/** Whether a conversation waits on you. */
+export const isWaiting = (c: Conversation): boolean => c.openAsks > 0 || c.state === "waiting";
+
+/** The agent's home (P-5): waiting first, then the other open ones newest first. */
+export function sortConversations(list: Iterable<Conversation>): Conversation[] {
+  return [...list].sort((a, b) => {
+    const w = Number(isWaiting(b)) - Number(isWaiting(a));
+    if (w !== 0) return w;
+    return Date.parse(b.activeAt) - Date.parse(a.activeAt);
+  });
+}
+
+/** A row's title (P-5). */
+export const conversationTitle = (c: { title: string }): string => c.title.trim() || STRINGS.untitledConversation;
+
+/** A row's second line (P-5): the pending question, else the subtitle. */
+export const conversationLine2 = (c: Conversation): string => c.pendingQuestion ?? c.subtitle ?? "";
+
+/** The chat header's line 2 (P-21). Progress shows only while the conversation works or waits. */
+export function headerLine2(c: Conversation): string {
+  const busy = c.state === "working" || c.state === "waiting";
+  const p = c.progress;
+  if (busy && p) {
+    if (p.kind === "steps" && p.current <= p.total) return `Step ${p.current} of ${p.total}: ${p.label}`;
+    if (p.kind === "percent") return `${Math.round(p.value)}%: ${p.label}`;
+  }
+  if (c.subtitle) return c.subtitle;
+  return c.workspaceTitle;
+}
+
+/** Last activity as a short time: `14:05` today, else `2 Dec`. */
+export function shortTime(iso: string, now: number): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const today = new Date(now);
+  if (d.toDateString() === today.toDateString()) return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleDateString([], { day: "numeric", month: "short" });
+}

@@ -1,0 +1,137 @@
+/**
+ * What the phone knows (D-4): Collie's snapshot, kept current by the live messages, and the
+ * content of the chats on screen. Immutable updates and a version number, so React reads it with
+ * useSyncExternalStore. Plain class, no React. A drawn list stays drawn when the connection drops
+ * (P-8, P-26): nothing here is cleared on disconnect.
+ */
+import type { AgentSummary, Conversation, LiveMessage, PaneDetail } from "@colliepwa/shared";
+import type { LiveStatus } from "./live.ts";
+
+export interface PhoneState {
+  status: LiveStatus;
+  /** True once a snapshot arrived. */
+  loaded: boolean;
+  collie: { version: string; wire: number } | null;
+  agents: ReadonlyMap<string, AgentSummary>;
+  /** Open conversations by `paneKey(agent, pane)`. */
+  conversations: ReadonlyMap<string, Conversation>;
+  /** The content of chats the phone has opened, by `paneKey`. */
+  details: ReadonlyMap<string, PaneDetail>;
+  /** Outcomes of held answers Collie delivered later (D-5), by request id. */
+  heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
+}
+
+export const paneKey = (agent: string, pane: string): string => `${agent}\n${pane}`;
+
+export class PhoneStore {
+  #state: PhoneState = {
+    status: "connecting",
+    loaded: false,
+    collie: null,
+    agents: new Map(),
+    conversations: new Map(),
+    details: new Map(),
+    heldOutcomes: new Map(),
+  };
+  readonly #listeners = new Set<() => void>();
+
+  getState = (): PhoneState => this.#state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  setStatus(status: LiveStatus): void {
+    if (status !== this.#state.status) this.#set({ status });
+  }
+
+  /** Puts a chat's content in place (a read of GET /api/agents/:agent/panes/:pane). */
+  setDetail(agent: string, detail: PaneDetail): void {
+    const details = new Map(this.#state.details);
+    details.set(paneKey(agent, detail.conversation.id), detail);
+    this.#set({ details });
+  }
+
+  apply(m: LiveMessage): void {
+    const s = this.#state;
+    switch (m.type) {
+      case "snapshot": {
+        const agents = new Map(m.snapshot.agents.map((a) => [a.name, a]));
+        const conversations = new Map(m.snapshot.conversations.map((c) => [paneKey(c.agent, c.id), c]));
+        // Chats whose conversation is gone stay readable until the next view replaces them.
+        this.#set({ loaded: true, collie: m.snapshot.collie, agents, conversations });
+        return;
+      }
+      case "resumed":
+        return;
+      case "agent": {
+        const agents = new Map(s.agents);
+        agents.set(m.agent.name, m.agent);
+        this.#set({ agents });
+        return;
+      }
+      case "agent-removed": {
+        const agents = new Map(s.agents);
+        agents.delete(m.name);
+        const conversations = new Map([...s.conversations].filter(([, c]) => c.agent !== m.name));
+        this.#set({ agents, conversations });
+        return;
+      }
+      case "conversation": {
+        const key = paneKey(m.conversation.agent, m.conversation.id);
+        const conversations = new Map(s.conversations);
+        conversations.set(key, m.conversation);
+        const detail = s.details.get(key);
+        if (detail) {
+          const details = new Map(s.details);
+          details.set(key, { ...detail, conversation: m.conversation });
+          this.#set({ conversations, details });
+        } else this.#set({ conversations });
+        return;
+      }
+      case "conversation-removed": {
+        const conversations = new Map(s.conversations);
+        conversations.delete(paneKey(m.agent, m.id));
+        this.#set({ conversations });
+        return;
+      }
+      case "item":
+        this.#updateDetail(m.agent, m.paneId, (d) => {
+          const at = d.items.findIndex((i) => i.id === m.item.id);
+          const items = at >= 0 ? d.items.map((i, n) => (n === at ? m.item : i)) : [...d.items, m.item];
+          return { ...d, items };
+        });
+        return;
+      case "ask":
+        this.#updateDetail(m.agent, m.paneId, (d) => ({ ...d, asks: [...d.asks.filter((a) => a.id !== m.ask.id), m.ask] }));
+        return;
+      case "ask-closed":
+        this.#updateDetail(m.agent, m.paneId, (d) => ({ ...d, asks: d.asks.filter((a) => a.id !== m.askId) }));
+        return;
+      case "view":
+        this.setDetail(m.agent, m.detail);
+        return;
+      case "held-outcome": {
+        const heldOutcomes = new Map(s.heldOutcomes);
+        heldOutcomes.set(m.requestId, { status: m.status, body: m.body });
+        this.#set({ heldOutcomes });
+        return;
+      }
+    }
+  }
+
+  #updateDetail(agent: string, pane: string, fn: (d: PaneDetail) => PaneDetail): void {
+    const key = paneKey(agent, pane);
+    const detail = this.#state.details.get(key);
+    if (!detail) return;
+    const details = new Map(this.#state.details);
+    details.set(key, fn(detail));
+    this.#set({ details });
+  }
+
+  #set(patch: Partial<PhoneState>): void {
+    this.#state = { ...this.#state, ...patch };
+    for (const l of this.#listeners) l();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The belt (P-22, P-23): `Steer` and `Stop` when the agent declared them (P-1), then up to 4 of
+ * the agent's own buttons. A button that cannot act now is dimmed in place, so nothing shifts;
+ * busy → a spinner and no tap; disabled → dimmed and no tap. Each tap carries a new request id
+ * through the outbox (P-14) and names the newest turn the phone saw; a `moved-on` reply says
+ * `The conversation moved on, so the action did not run.` near the belt.
+ */
+import { useState } from "react";
+import type { Action, Caps, PaneState } from "@colliepwa/durable-sdk/wire";
+import { actionPath } from "../../app/api.ts";
+import { newRequestId, type PendingAction, type SendResult } from "../../app/outbox.ts";
+import { usePhone } from "../../app/react.ts";
+import { beltButtons, beltNote, beltNoteText, type BeltButton, type BeltNote } from "./belt.ts";
+import { Icon } from "./icons.tsx";
+
+export interface BeltProps {
+  agent: string;
+  pane: string;
+  caps: Caps | null;
+  state: PaneState;
+  actions: readonly Action[];
+  /** The newest turn the phone saw (P-23). */
+  turnId: string | null;
+  /** The composer's text: Steer sends it and clears the composer. */
+  text: string;
+  setText: (update: (prev: string) => string) => void;
+  /** Every reply, so the chat can learn a newer turn id from it. */
+  onReply?: (result: SendResult) => void;
+}
+
+export function Belt({ agent, pane, caps, state, actions, turnId, text, setText, onReply }: BeltProps) {
+  const phone = usePhone();
+  const [inFlight, setInFlight] = useState<ReadonlySet<string>>(new Set());
+  const [note, setNote] = useState<BeltNote>(null);
+  const buttons = beltButtons({ caps, state, actions, text, inFlight });
+  if (buttons.length === 0) return null;
+
+  const tap = async (b: BeltButton) => {
+    if (!b.enabled) return;
+    setNote(null);
+    const requestId = newRequestId();
+    let action: Omit<PendingAction, "createdAt" | "attempts">;
+    let steered = "";
+    if (b.kind === "steer") {
+      steered = text.trim();
+      if (!steered) return;
+      setText(() => "");
+      action = { requestId, kind: "steer", agent, pane, path: actionPath.steer(agent, pane), body: { requestId, text: steered, turnId } };
+    } else if (b.kind === "stop") {
+      action = { requestId, kind: "stop", agent, pane, path: actionPath.stop(agent, pane), body: { requestId, turnId } };
+    } else {
+      action = { requestId, kind: "action", agent, pane, path: actionPath.action(agent, pane, b.actionId!), body: { requestId, turnId } };
+    }
+    setInFlight((s) => new Set(s).add(b.key));
+    let result: SendResult;
+    try {
+      result = await phone.outbox.submit(action);
+    } finally {
+      setInFlight((s) => {
+        const next = new Set(s);
+        next.delete(b.key);
+        return next;
+      });
+    }
+    onReply?.(result);
+    const n = beltNote(b.kind, result);
+    if (n?.kind === "not-sent") {
+      // Refused or moved on: the steer's text goes back into the composer (P-20).
+      void phone.outbox.discard(requestId);
+      setText((prev) => (prev.trim() ? `${steered}\n${prev}` : steered));
+    }
+    setNote(n);
+  };
+
+  const noteText = beltNoteText(note);
+  return (
+    <div className="belt-area">
+      {noteText && <p className="belt-note" role="status">{noteText}</p>}
+      <div className="belt" role="toolbar" aria-label="Belt">
+        {buttons.map((b) => (
+          <button
+            key={b.key}
+            type="button"
+            className={`belt-button belt-${b.kind}${b.dimmed ? " dimmed" : ""}${b.busy ? " busy" : ""}`}
+            data-belt={b.key}
+            data-dimmed={b.dimmed || undefined}
+            data-busy={b.busy || undefined}
+            disabled={!b.enabled}
+            aria-busy={b.busy || undefined}
+            onClick={() => void tap(b)}
+          >
+            {/* The spinner lies over the button's own content, which keeps its width: nothing shifts. */}
+            {b.icon && <Icon name={b.icon} />}
+            <span className="belt-label">{b.label}</span>
+            {b.busy && <span className="spinner belt-spinner" aria-hidden="true" />}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

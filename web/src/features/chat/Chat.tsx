@@ -1,0 +1,206 @@
+/**
+ * The chat (P-18…P-24): a durable conversation's only view. No terminal, tab strip, pane strip or
+ * Keys/Type/Quick (P-24). Header: the title with an `Experimental` badge, line 2 progress,
+ * subtitle or workspace (P-21). Then the items (windowed, pinned to the newest while you read
+ * there), ask cards under their tool call (P-9), your own lines (P-20), the belt (P-22) and the
+ * composer. Opening the chat watches the pane; leaving stops watching.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { Conversation, PaneDetail } from "@colliepwa/shared";
+import { STRINGS } from "@colliepwa/shared";
+import type { SendResult } from "../../app/outbox.ts";
+import { usePhone, usePhoneState } from "../../app/react.ts";
+import { href } from "../../app/router.ts";
+import { conversationTitle, headerLine2 } from "../../app/rules.ts";
+import { paneKey } from "../../app/store.ts";
+import { ExperimentalBadge } from "../../ui/Badge.tsx";
+import { AskSlot } from "./AskSlot.tsx";
+import { Belt } from "./Belt.tsx";
+import { newestTurn } from "./belt.ts";
+import { ChatMenu } from "./ChatMenu.tsx";
+import { Composer } from "./Composer.tsx";
+import { ItemView } from "./ItemView.tsx";
+import { arrange, WINDOW_SIZE } from "./list.ts";
+import { ownLines } from "./own-lines.ts";
+import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
+import { usePinnedScroll } from "./scroll.ts";
+import { useNow } from "./useNow.ts";
+import { useOwnSends } from "./useOwnSends.ts";
+import "./chat.css";
+
+export interface ChatProps {
+  agent: string;
+  pane: string;
+}
+
+export function Chat({ agent, pane }: ChatProps) {
+  const phone = usePhone();
+  const state = usePhoneState();
+
+  useEffect(() => {
+    void phone.openPane(agent, pane);
+    return () => phone.closePane(agent, pane);
+  }, [phone, agent, pane]);
+
+  const key = paneKey(agent, pane);
+  const listed = state.conversations.get(key);
+  const detail = state.details.get(key);
+  const conversation = listed ?? detail?.conversation;
+  const caps = state.agents.get(agent)?.caps ?? null;
+
+  if (!conversation) {
+    return (
+      <main className="screen chat">
+        <header className="topbar">
+          <BackLink agent={agent} />
+          <h1>{state.loaded ? STRINGS.closed : ""}</h1>
+        </header>
+        {state.loaded
+          ? <ClosedNote agent={agent} />
+          : <p className="muted chat-loading">Loading…</p>}
+      </main>
+    );
+  }
+  // A conversation closed while it was on screen stays readable, without composer or belt.
+  return <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} />;
+}
+
+function BackLink({ agent }: { agent: string }) {
+  return <a className="icon-button back" href={href({ name: "home", agent })} aria-label="Back">‹</a>;
+}
+
+function ClosedNote({ agent }: { agent: string }) {
+  return (
+    <p className="chat-closed-note" role="status">
+      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agent}</a>
+    </p>
+  );
+}
+
+const EMPTY_ITEMS: readonly Item[] = [];
+
+interface ChatScreenProps {
+  agent: string;
+  pane: string;
+  conversation: Conversation;
+  detail: PaneDetail | undefined;
+  caps: Caps | null;
+  gone: boolean;
+}
+
+function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScreenProps) {
+  const phone = usePhone();
+  const [text, setText] = useState("");
+  const [shown, setShown] = useState(WINDOW_SIZE);
+  const scroller = useRef<HTMLDivElement>(null);
+  const { onScroll, holdPosition, pin } = usePinnedScroll(scroller);
+  useNow(phone.now);
+  const now = phone.now();
+  const today = new Date(now).setHours(0, 0, 0, 0);
+
+  // The newest turn the phone saw (P-23): the conversation's, or a later one a reply named.
+  const [replyTurn, setReplyTurn] = useState<{ turnId: string; base: string | null } | null>(null);
+  const turnId = newestTurn(conversation.turnId, replyTurn);
+  const onReply = useCallback(
+    (r: SendResult) => {
+      if (r.kind !== "reply" || r.reply.status < 200 || r.reply.status >= 300) return;
+      const t = r.reply.body.turnId;
+      if (typeof t !== "string" || !t) return;
+      const s = phone.store.getState();
+      const c = s.conversations.get(paneKey(agent, pane)) ?? s.details.get(paneKey(agent, pane))?.conversation;
+      setReplyTurn({ turnId: t, base: c?.turnId ?? null });
+    },
+    [phone, agent, pane],
+  );
+
+  const textBack = useCallback((back: string) => setText((prev) => (prev.trim() ? `${back}\n${prev}` : back)), []);
+  const own = useOwnSends(agent, pane, textBack);
+
+  const items = detail?.items ?? EMPTY_ITEMS;
+  // When the phone first saw each item: the 30 s match of P-20 for items without a time.
+  const seenAt = useRef(new Map<string, number>()).current;
+  for (const i of items) if (!i.ts && !seenAt.has(i.id)) seenAt.set(i.id, now);
+
+  const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
+  const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
+  const unconfirmed = view.lines.filter((l) => l.state === "not-confirmed");
+
+  const canSendCap = Boolean(caps?.send) && !gone;
+  const typed = text.trim();
+  const onSend = () => {
+    pin();
+    // Sending again retries the same request id (P-20): nothing typed, or the same text again.
+    const again = typed ? unconfirmed.find((l) => l.text === typed) : unconfirmed.at(-1);
+    if (again) {
+      if (typed) setText("");
+      void own.retry(again.requestId).then(onReply);
+      return;
+    }
+    if (!typed) return;
+    setText("");
+    void own.send(typed).then(onReply);
+  };
+
+  return (
+    <main className="screen chat">
+      <header className="topbar chat-header">
+        <BackLink agent={agent} />
+        <div className="chat-title">
+          <h1>
+            <span className="chat-title-text">{conversationTitle(conversation)}</span> <ExperimentalBadge />
+          </h1>
+          <div className="chat-line2 muted">{headerLine2(conversation)}</div>
+        </div>
+        {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} />}
+      </header>
+
+      <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
+        <div className="chat-items" role="log" aria-live="polite" aria-relevant="additions">
+          {earlier > 0 && (
+            <button type="button" className="show-earlier" onClick={() => { holdPosition(); setShown((s) => s + WINDOW_SIZE); }}>
+              Show earlier
+            </button>
+          )}
+          {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">Earlier messages are not kept here.</p>}
+          {!detail && <p className="muted chat-loading">Loading…</p>}
+          {rows.map(({ item, asks }) => (
+            <div className="row-slot" key={item.id}>
+              <ItemView item={item} today={today} />
+              {asks.length > 0 && <AskSlot agent={agent} asks={asks} />}
+            </div>
+          ))}
+          {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
+          {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}
+          {view.dots && !gone && <WorkingDots />}
+        </div>
+        {gone && <ClosedNote agent={agent} />}
+      </div>
+
+      {!gone && (
+        <footer className="chat-footer">
+          <Belt
+            agent={agent}
+            pane={pane}
+            caps={caps}
+            state={conversation.state}
+            actions={conversation.actions}
+            turnId={turnId}
+            text={text}
+            setText={setText}
+            onReply={onReply}
+          />
+          {(caps?.send || caps?.steer) && (
+            <Composer
+              text={text}
+              onText={setText}
+              onSend={canSendCap ? onSend : null}
+              canSend={typed.length > 0 || unconfirmed.length > 0}
+              note={view.composer === "sent" && !typed ? STRINGS.sent : null}
+            />
+          )}
+        </footer>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,160 @@
+/**
+ * A closed conversation, read-only (P-6): its items from the agent's history, drawn like the chat
+ * (same item views), with `Load more` while the agent has more, and no composer or belt. With the
+ * reopen cap, `Reopen` asks the agent to open it again and goes to the chat of the pane it names.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { Item } from "@colliepwa/durable-sdk/wire";
+import { STRINGS } from "@colliepwa/shared";
+import { actionPath, NetworkError } from "../../app/api.ts";
+import { newRequestId } from "../../app/outbox.ts";
+import { usePhone, usePhoneState } from "../../app/react.ts";
+import { go, href } from "../../app/router.ts";
+import { ExperimentalBadge } from "../../ui/Badge.tsx";
+import { ItemView } from "./ItemView.tsx";
+import { loadProblem } from "./load-problem.ts";
+import "./chat.css";
+
+export interface ClosedConversationProps {
+  agent: string;
+  session: string;
+}
+
+export function ClosedConversation({ agent, session }: ClosedConversationProps) {
+  const phone = usePhone();
+  const state = usePhoneState();
+  const summary = state.agents.get(agent);
+  const [items, setItems] = useState<Item[]>([]);
+  const [next, setNext] = useState<string | undefined>(undefined);
+  const [loaded, setLoaded] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const alive = useRef(true);
+
+  const load = useCallback(
+    async (after: string | undefined) => {
+      setLoading(true);
+      setProblem(null);
+      try {
+        const r = await phone.api.historyItems(agent, session, after ? { after } : {});
+        if (!alive.current) return;
+        if (r.status === 200 && Array.isArray(r.body.items)) {
+          // A page drawn stays drawn; items with a known id replace the earlier one (S-14).
+          setItems((prev) => mergeItems(after ? prev : [], r.body.items));
+          setNext(typeof r.body.next === "string" && r.body.next ? r.body.next : undefined);
+          setLoaded(true);
+        } else {
+          setProblem(loadProblem(r.status, r.body as unknown as Record<string, unknown>, summary?.wire));
+        }
+      } catch (err) {
+        if (!alive.current) return;
+        setProblem(err instanceof NetworkError ? STRINGS.historyNoAnswer : STRINGS.historyFailed);
+      } finally {
+        if (alive.current) setLoading(false);
+      }
+    },
+    [phone, agent, session, summary?.wire],
+  );
+
+  useEffect(() => {
+    alive.current = true;
+    void load(undefined);
+    return () => {
+      alive.current = false;
+    };
+    // Read once per visit (P-7); `Load more` reads the next page. Not again when `load` changes.
+  }, [phone, agent, session]);
+
+  const today = new Date(phone.now()).setHours(0, 0, 0, 0);
+
+  return (
+    <main className="screen chat chat-closed">
+      <header className="topbar chat-header">
+        <a className="icon-button back" href={href({ name: "home", agent })} aria-label="Back">‹</a>
+        <div className="chat-title">
+          <h1>
+            <span className="chat-title-text">{STRINGS.closed}</span> <ExperimentalBadge />
+          </h1>
+          <div className="chat-line2 muted">{agent}</div>
+        </div>
+      </header>
+      <div className="chat-scroll">
+        <div className="chat-items">
+          {items.map((item) => (
+            <div className="row-slot" key={item.id}>
+              <ItemView item={item} today={today} />
+            </div>
+          ))}
+          {!loaded && loading && <p className="muted chat-loading">Loading…</p>}
+          {problem && <p className="chat-problem" role="status">{problem}</p>}
+          {next && (
+            <button type="button" className="load-more" disabled={loading} onClick={() => void load(next)}>
+              {STRINGS.loadMore}
+            </button>
+          )}
+          {problem && !loaded && (
+            <button type="button" className="load-more" disabled={loading} onClick={() => void load(undefined)}>
+              Try again
+            </button>
+          )}
+        </div>
+      </div>
+      {summary?.caps?.reopen && <Reopen agent={agent} session={session} />}
+    </main>
+  );
+}
+
+function mergeItems(prev: readonly Item[], page: readonly Item[]): Item[] {
+  const out = [...prev];
+  const at = new Map(out.map((i, n) => [i.id, n]));
+  for (const i of page) {
+    const n = at.get(i.id);
+    if (n === undefined) {
+      at.set(i.id, out.length);
+      out.push(i);
+    } else out[n] = i;
+  }
+  return out;
+}
+
+/** `Reopen` (P-6): one request id per tap; with no answer a second tap sends the same id again. */
+function Reopen({ agent, session }: { agent: string; session: string }) {
+  const phone = usePhone();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [requestId, setRequestId] = useState<string | null>(null);
+
+  const reopen = async () => {
+    setBusy(true);
+    setProblem(null);
+    const id = requestId ?? newRequestId();
+    setRequestId(id);
+    const pending = phone.outbox.pending.some((p) => p.requestId === id);
+    const result = pending
+      ? await phone.outbox.send(id)
+      : await phone.outbox.submit({ requestId: id, kind: "reopen", agent, path: actionPath.reopen(agent), body: { requestId: id, target: { kind: "pane", id: session } } });
+    setBusy(false);
+    if (result.kind === "no-reply" || result.reply.status >= 500) {
+      setProblem(STRINGS.historyNoAnswer);
+      return;
+    }
+    const { status, body } = result.reply;
+    if (status >= 200 && status < 300) {
+      setRequestId(null);
+      if (typeof body.paneId === "string" && body.paneId) go({ name: "chat", agent, pane: body.paneId });
+      else go({ name: "home", agent });
+      return;
+    }
+    setRequestId(null);
+    setProblem(typeof body.reason === "string" && body.reason ? body.reason : null);
+  };
+
+  return (
+    <footer className="chat-footer reopen-bar">
+      {problem && <p className="belt-note" role="status">{problem}</p>}
+      <button type="button" className="reopen" disabled={busy} onClick={() => void reopen()}>
+        {STRINGS.reopen}
+      </button>
+    </footer>
+  );
+}

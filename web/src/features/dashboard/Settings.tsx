@@ -1,0 +1,29 @@
+/** Settings (P-4): "Show only what needs you", kept on this device. */
+import { useState } from "react";
+import { STRINGS } from "@colliepwa/shared";
+import { href } from "../../app/router.ts";
+import { readOnlyNeedsYou, writeOnlyNeedsYou } from "./settings.ts";
+
+export function Settings() {
+  const [on, setOn] = useState(readOnlyNeedsYou);
+  return (
+    <main className="screen settings">
+      <header className="topbar">
+        <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
+        <h1>Settings</h1>
+      </header>
+      <label className="row toggle-row">
+        <span>{STRINGS.showOnlyWhatNeedsYou}</span>
+        <input
+          type="checkbox"
+          role="switch"
+          checked={on}
+          onChange={(e) => {
+            setOn(e.target.checked);
+            writeOnlyNeedsYou(e.target.checked);
+          }}
+        />
+      </label>
+    </main>
+  );
+}

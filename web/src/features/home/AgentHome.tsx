@@ -1,0 +1,179 @@
+/**
+ * The agent's home, its conversation list (P-5…P-8, P-17): like a messaging app's chat list.
+ * Open rows come from the store and draw at once (waiting first, then newest first); closed rows
+ * come from the agent's history under `Closed`; the notes of P-8 end the list. Agent text is
+ * always rendered as text, never as markup (X-2).
+ */
+import { useMemo, useState } from "react";
+import { STRINGS, type Conversation, type HistoryRow } from "@colliepwa/shared";
+import { actionPath } from "../../app/api.ts";
+import { newRequestId } from "../../app/outbox.ts";
+import { usePhone, usePhoneState } from "../../app/react.ts";
+import { go, href } from "../../app/router.ts";
+import { conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { ExperimentalBadge } from "../../ui/Badge.tsx";
+import {
+  agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
+} from "./home.ts";
+import { useHistory } from "./useHistory.ts";
+import "./home.css";
+
+export function AgentHome({ agent }: { agent: string }) {
+  const phone = usePhone();
+  const state = usePhoneState();
+  const summary = state.agents.get(agent);
+  const open = useMemo(() => sortConversations(agentConversations(state.conversations.values(), agent)), [state.conversations, agent]);
+  const trigger = openSetKey(open);
+  const caps = summary?.caps ?? null;
+  // P-8: an agent without the history cap shows its open conversations alone, no Closed, no note.
+  const hasHistory = caps?.history === true;
+  const wire = { agent: summary?.wire.agent ?? null, collie: summary?.wire.collie ?? state.collie?.wire ?? 1 };
+  const history = useHistory(phone.api, agent, hasHistory, trigger, wire);
+  const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
+  const now = phone.now();
+
+  if (state.loaded && !summary) {
+    return (
+      <main className="screen agent-home">
+        <header className="topbar">
+          <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
+          <h1>{agent}</h1>
+        </header>
+        <p className="muted">No durable agent named “{agent}” is attached to this Collie.</p>
+        <p><a href={href({ name: "dashboard" })}>Back to the dashboard</a></p>
+      </main>
+    );
+  }
+
+  const warning = versionWarning(summary);
+  const empty = open.length === 0 && closed.length === 0 && !history.loading && history.note === null;
+  return (
+    <main className="screen agent-home">
+      <header className="topbar">
+        <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
+        <h1>
+          {agent} <ExperimentalBadge />
+        </h1>
+        {caps?.starters === true && (
+          <a className="icon-button home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation} title={STRINGS.newConversation}>+</a>
+        )}
+      </header>
+      {warning !== null && <p className="warning" role="alert">{warning}</p>}
+      {!state.loaded && <p className="muted">Connecting to Collie…</p>}
+      {open.length > 0 && (
+        <ul className="rows home-open" aria-label="Open conversations">
+          {open.map((c) => <OpenRow key={c.id} c={c} now={now} />)}
+        </ul>
+      )}
+      {hasHistory && closed.length > 0 && (
+        <section className="home-closed" aria-labelledby="home-closed-heading">
+          <h2 id="home-closed-heading">{STRINGS.closed}</h2>
+          <ul className="rows">
+            {closed.map((r) => <ClosedRow key={r.id} agent={agent} row={r} now={now} canReopen={caps?.reopen === true} />)}
+          </ul>
+        </section>
+      )}
+      {state.loaded && empty && <p className="muted home-empty">{hasHistory ? "No conversations yet." : "No open conversations."}</p>}
+      {hasHistory && (
+        <div className="home-end" aria-busy={history.loading || history.loadingMore}>
+          {history.next !== undefined && (
+            <button type="button" className="home-more" onClick={history.loadMore} disabled={history.loadingMore || history.loading}>
+              {STRINGS.loadMore}
+            </button>
+          )}
+          {history.note !== null && <p className="home-note muted" role="status">{history.note}</p>}
+        </div>
+      )}
+    </main>
+  );
+}
+
+function Mark({ c }: { c: Conversation }) {
+  const mark = rowMark(c);
+  return <span className={`mark mark-${mark}`} role="img" aria-label={MARK_LABEL[mark]} data-mark={mark} />;
+}
+
+function OpenRow({ c, now }: { c: Conversation; now: number }) {
+  const mark = rowMark(c);
+  const line2 = conversationLine2(c);
+  return (
+    <li>
+      <a className={`row conv-row conv-${mark}`} href={href({ name: "chat", agent: c.agent, pane: c.id })} data-pane={c.id}>
+        <Mark c={c} />
+        <span className="row-main">
+          <span className="row-line1">
+            <span className="row-title">{conversationTitle(c)}</span>
+            <time className="conv-time muted" dateTime={c.activeAt}>{shortTime(c.activeAt, now)}</time>
+          </span>
+          <span className="row-line2 conv-line2">
+            <span className={`conv-line2-text ${c.pendingQuestion ? "conv-question" : "muted"}`}>{line2}</span>
+            {mark === "waiting" && c.openAsks > 0 && (
+              <span className="count accent" aria-label={`${c.openAsks} open ${c.openAsks === 1 ? "ask" : "asks"}`}>{c.openAsks}</span>
+            )}
+          </span>
+        </span>
+      </a>
+    </li>
+  );
+}
+
+type ReopenState = { kind: "idle" } | { kind: "sending" } | { kind: "failed"; text: string };
+
+function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: HistoryRow; now: number; canReopen: boolean }) {
+  const phone = usePhone();
+  const [reopen, setReopen] = useState<ReopenState>({ kind: "idle" });
+  const time = closedRowTime(row);
+
+  const onReopen = async () => {
+    if (reopen.kind === "sending") return;
+    setReopen({ kind: "sending" });
+    const requestId = newRequestId();
+    try {
+      const result = await phone.outbox.submit({
+        requestId,
+        kind: "reopen",
+        agent,
+        path: actionPath.reopen(agent),
+        body: { requestId, target: { kind: "pane", id: row.id } },
+      });
+      if (result.kind === "no-reply") {
+        setReopen({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
+        return;
+      }
+      const pane = openedPane(result.reply.status, result.reply.body);
+      if (pane !== null) {
+        go({ name: "chat", agent, pane });
+        return;
+      }
+      if (result.reply.status === 200 || result.reply.status === 202) {
+        setReopen({ kind: "idle" }); // reopened; the row leaves Closed when the conversation opens
+        return;
+      }
+      setReopen({ kind: "failed", text: refusalReason(result.reply.body) ?? "Not reopened. Try again." });
+    } catch {
+      setReopen({ kind: "failed", text: "Not reopened. Try again." });
+    }
+  };
+
+  return (
+    <li className="closed-item">
+      <div className="row closed-row" data-session={row.id}>
+        <a className="closed-link" href={href({ name: "closed", agent, session: row.id })}>
+          <span className="row-main">
+            <span className="row-line1">
+              <span className="row-title">{conversationTitle(row)}</span>
+              <time className="conv-time muted" dateTime={time}>{shortTime(time, now)}</time>
+            </span>
+            <span className="row-line2 muted">{row.subtitle ?? ""}</span>
+          </span>
+        </a>
+        {canReopen && (
+          <button type="button" className="home-reopen" onClick={() => void onReopen()} disabled={reopen.kind === "sending"} aria-label={`${STRINGS.reopen} ${conversationTitle(row)}`}>
+            {STRINGS.reopen}
+          </button>
+        )}
+      </div>
+      {reopen.kind === "failed" && <p className="closed-error muted" role="status">{reopen.text}</p>}
+    </li>
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * The agent's home as pure functions (P-5…P-8, P-17), tested without a browser: row marks, the
+ * closed group, history pages and the note at the end of the list.
+ */
+import { STRINGS, type AgentSummary, type Conversation, type HistoryRow } from "@colliepwa/shared";
+import type { HistoryPage } from "@colliepwa/durable-sdk/wire";
+import { isWaiting } from "../../app/rules.ts";
+
+/** Rows per history read: the first page and each `Load more` (P-8). */
+export const HISTORY_PAGE = 100;
+/** The largest page the wire allows (`LIMITS.historyPageMax`). */
+export const HISTORY_PAGE_MAX = 500;
+
+/** A row's state mark (P-5): waiting on you, working, or idle. */
+export type RowMark = "waiting" | "working" | "idle";
+
+export function rowMark(c: Conversation): RowMark {
+  if (isWaiting(c)) return "waiting";
+  return c.state === "working" ? "working" : "idle";
+}
+
+/** The mark's accessible name (the mark itself is a coloured dot). */
+export const MARK_LABEL: Readonly<Record<RowMark, string>> = Object.freeze({
+  waiting: "Waiting on you",
+  working: "Working",
+  idle: "Idle",
+});
+
+/** The open conversations of one agent, from the store (P-7: they draw at once). */
+export function agentConversations(all: Iterable<Conversation>, agent: string): Conversation[] {
+  const out: Conversation[] = [];
+  for (const c of all) if (c.agent === agent) out.push(c);
+  return out;
+}
+
+/**
+ * A key that changes only when a conversation of this agent opens or closes (P-7): the sorted ids
+ * of its open conversations. Titles, states and activity times do not change it, so live
+ * messages never cause a history read.
+ */
+export function openSetKey(open: readonly Conversation[]): string {
+  return open.map((c) => c.id).sort().join("\n");
+}
+
+/**
+ * The rows under `Closed` (P-5): the history's closed rows, in the agent's order, without one that
+ * is open again in the store (a reopen the history has not caught up with).
+ */
+export function closedRows(rows: readonly HistoryRow[], open: readonly Conversation[]): HistoryRow[] {
+  const openIds = new Set<string>();
+  for (const c of open) {
+    openIds.add(c.id);
+    if (c.sessionId) openIds.add(c.sessionId);
+  }
+  return rows.filter((r) => r.state === "closed" && !openIds.has(r.id));
+}
+
+/** Appends a page to what is drawn, once per row id (a page boundary may repeat a row). */
+export function appendRows(drawn: readonly HistoryRow[], page: readonly HistoryRow[]): HistoryRow[] {
+  const seen = new Set(drawn.map((r) => r.id));
+  return [...drawn, ...page.filter((r) => !seen.has(r.id) && (seen.add(r.id), true))];
+}
+
+/**
+ * How many rows a re-read (a conversation opened or closed) asks for: one page for each page
+ * drawn, so the pages `Load more` added stay drawn; at most what the wire allows.
+ */
+export function refreshLimit(pagesDrawn: number): number {
+  return Math.min(HISTORY_PAGE_MAX, Math.max(1, pagesDrawn) * HISTORY_PAGE);
+}
+
+/** When a closed row ended (its time of last activity), else when it started. */
+export const closedRowTime = (r: HistoryRow): string => r.endedAt ?? r.startedAt;
+
+/** What a history read came to: a page, a reply that is not one, or no reply at all. */
+export type HistoryOutcome =
+  | { kind: "page"; page: HistoryPage }
+  | { kind: "error"; status: number; body: unknown }
+  | { kind: "network" };
+
+/** Reads a reply: 200 with a rows array is a page; anything else is an error. */
+export function historyOutcome(status: number, body: unknown): HistoryOutcome {
+  if (status === 200 && isHistoryPage(body)) return { kind: "page", page: body };
+  return { kind: "error", status, body };
+}
+
+function isHistoryPage(v: unknown): v is HistoryPage {
+  if (typeof v !== "object" || v === null) return false;
+  const p = v as { rows?: unknown; next?: unknown };
+  return Array.isArray(p.rows) && (p.next === undefined || typeof p.next === "string");
+}
+
+/** The wire versions the version note names. */
+export interface WireVersions {
+  agent: number | null;
+  collie: number;
+}
+
+/**
+ * The note at the end of the list for a failed history read (P-8), verbatim:
+ * - `409 not-supported` (the agent keeps no history): `This durable agent keeps no list …`;
+ * - no answer (`503`/`504 agent-unreachable`, or the network failed): `… did not answer …`;
+ * - a wire version mismatch (Collie's `409 agent-version-mismatch`, or the agent's own
+ *   `404 version-mismatch` with `speaks`): `… speaks wire v2, this Collie speaks v1 …`;
+ * - anything else: `The conversations could not be loaded. Try again.`
+ */
+export function historyNote(outcome: Exclude<HistoryOutcome, { kind: "page" }>, wire: WireVersions): string {
+  if (outcome.kind === "network") return STRINGS.historyNoAnswer;
+  const { status } = outcome;
+  const body = (typeof outcome.body === "object" && outcome.body !== null ? outcome.body : {}) as { error?: unknown; speaks?: unknown };
+  const code = typeof body.error === "string" ? body.error : "";
+  if (status === 409 && code === "not-supported") return STRINGS.noHistory;
+  if (status === 503 || status === 504) return STRINGS.historyNoAnswer;
+  if (code === "agent-version-mismatch" || code === "version-mismatch") {
+    const agent = wire.agent ?? newest(body.speaks);
+    if (agent !== null) return STRINGS.historyVersion(agent, wire.collie);
+  }
+  return STRINGS.historyFailed;
+}
+
+function newest(speaks: unknown): number | null {
+  if (!Array.isArray(speaks)) return null;
+  const versions = speaks.filter((v): v is number => Number.isInteger(v));
+  return versions.length ? Math.max(...versions) : null;
+}
+
+/** The warning on a version-mismatched agent's home (P-17), or null. */
+export function versionWarning(a: AgentSummary | undefined): string | null {
+  if (!a || a.state !== "version-mismatch") return null;
+  if (a.wire.agent === null) return STRINGS.versionMismatch;
+  return STRINGS.versionWarning(a.wire.agent, a.wire.collie);
+}
+
+/** The pane a reopen or a starter opened (`WriteOk.paneId`, P-25), from a 200 reply. */
+export function openedPane(status: number, body: unknown): string | null {
+  if (status !== 200 || typeof body !== "object" || body === null) return null;
+  const id = (body as { paneId?: unknown }).paneId;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+/** A refused action's reason in the agent's or Collie's words (shown as text), else null. */
+export function refusalReason(body: unknown): string | null {
+  if (typeof body !== "object" || body === null) return null;
+  const b = body as { reason?: unknown; message?: unknown };
+  if (typeof b.reason === "string" && b.reason.trim()) return b.reason.trim();
+  if (typeof b.message === "string" && b.message.trim()) return b.message.trim();
+  return null;
+}

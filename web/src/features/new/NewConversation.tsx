@@ -1,0 +1,143 @@
+/**
+ * The agent's New page (P-25): titled `New conversation`, it lists the agent's starters. A starter
+ * takes no folder and no text (the agent decides where it works); a tap posts it through the
+ * outbox with a fresh request id (P-14) and goes to the conversation it opened. No agent, shell or
+ * command of the machine is offered. Agent text is rendered as text (X-2).
+ */
+import { useEffect, useState, type ReactNode } from "react";
+import { STRINGS, type Starter } from "@colliepwa/shared";
+import { actionPath, NetworkError } from "../../app/api.ts";
+import { newRequestId } from "../../app/outbox.ts";
+import { usePhone, usePhoneState } from "../../app/react.ts";
+import { go, href } from "../../app/router.ts";
+import { openedPane, refusalReason } from "../home/home.ts";
+import { startersNote, startersOf } from "./new.ts";
+import "./new.css";
+
+type Load = { kind: "loading" } | { kind: "list"; starters: Starter[] } | { kind: "note"; text: string };
+
+export function NewConversation({ agent }: { agent: string }) {
+  const phone = usePhone();
+  const state = usePhoneState();
+  const summary = state.agents.get(agent);
+  const caps = summary?.caps ?? null;
+  const offersStarters = caps?.starters === true;
+  const [load, setLoad] = useState<Load>({ kind: "loading" });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (!offersStarters) return;
+    let live = true;
+    setLoad((l) => (l.kind === "list" ? l : { kind: "loading" }));
+    phone.api.starters(agent).then(
+      (r) => {
+        if (!live) return;
+        const starters = r.status === 200 ? startersOf(r.body) : null;
+        if (starters) setLoad({ kind: "list", starters });
+        else {
+          const text = startersNote(r.status, r.body);
+          // An agent that takes no starters after all reads like one without any (P-25).
+          setLoad((l) => (l.kind === "list" ? l : text === STRINGS.noStarters ? { kind: "list", starters: [] } : { kind: "note", text }));
+        }
+      },
+      (err: unknown) => {
+        if (!live) return;
+        const text = err instanceof NetworkError ? STRINGS.historyNoAnswer : "The starters could not be loaded. Try again.";
+        setLoad((l) => (l.kind === "list" ? l : { kind: "note", text }));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [phone, agent, offersStarters, attempt]);
+
+  const header = (
+    <header className="topbar">
+      <a className="icon-button" href={href({ name: "home", agent })} aria-label="Back">‹</a>
+      <h1>{STRINGS.newConversation}</h1>
+    </header>
+  );
+
+  if (state.loaded && !summary) {
+    return (
+      <main className="screen new-conversation">
+        {header}
+        <p className="muted">No durable agent named “{agent}” is attached to this Collie.</p>
+        <p><a href={href({ name: "dashboard" })}>Back to the dashboard</a></p>
+      </main>
+    );
+  }
+
+  let body: ReactNode;
+  if (!state.loaded) body = <p className="muted">Connecting to Collie…</p>;
+  else if (!offersStarters) body = <p className="muted new-empty">{STRINGS.noStarters}</p>;
+  else if (load.kind === "loading") body = <p className="muted" aria-busy="true">Loading…</p>;
+  else if (load.kind === "note") {
+    body = (
+      <>
+        <p className="muted new-note" role="status">{load.text}</p>
+        <button type="button" onClick={() => setAttempt((n) => n + 1)}>Try again</button>
+      </>
+    );
+  } else if (load.starters.length === 0) body = <p className="muted new-empty">{STRINGS.noStarters}</p>;
+  else {
+    body = (
+      <ul className="rows" aria-label="Starters">
+        {load.starters.map((s) => <StarterRow key={s.id} agent={agent} starter={s} />)}
+      </ul>
+    );
+  }
+
+  return (
+    <main className="screen new-conversation">
+      {header}
+      <p className="muted new-agent">{agent}</p>
+      {body}
+    </main>
+  );
+}
+
+type Tap = { kind: "idle" } | { kind: "sending" } | { kind: "failed"; text: string };
+
+function StarterRow({ agent, starter }: { agent: string; starter: Starter }) {
+  const phone = usePhone();
+  const [tap, setTap] = useState<Tap>({ kind: "idle" });
+
+  const onTap = async () => {
+    if (tap.kind === "sending") return;
+    setTap({ kind: "sending" });
+    const requestId = newRequestId(); // one per tap (P-14)
+    try {
+      const result = await phone.outbox.submit({
+        requestId,
+        kind: "starter",
+        agent,
+        path: actionPath.starter(agent, starter.id),
+        body: { requestId },
+      });
+      if (result.kind === "no-reply") {
+        setTap({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
+        return;
+      }
+      const { status, body } = result.reply;
+      const pane = openedPane(status, body);
+      if (pane !== null) return go({ name: "chat", agent, pane });
+      if (status === 200) return go({ name: "home", agent }); // opened, but the agent named no pane
+      setTap({ kind: "failed", text: refusalReason(body) ?? "The conversation was not opened. Try again." });
+    } catch {
+      setTap({ kind: "failed", text: "The conversation was not opened. Try again." });
+    }
+  };
+
+  return (
+    <li>
+      <button type="button" className="row starter-row" onClick={() => void onTap()} disabled={tap.kind === "sending"} aria-busy={tap.kind === "sending"} data-starter={starter.id}>
+        <span className="row-main">
+          <span className="row-title">{starter.title}</span>
+          {starter.subtitle && <span className="row-line2 muted">{starter.subtitle}</span>}
+        </span>
+      </button>
+      {tap.kind === "failed" && <p className="starter-error muted" role="status">{tap.text}</p>}
+    </li>
+  );
+}

@@ -1,0 +1,171 @@
+/**
+ * The service worker (P-26), built to /sw.js. It keeps the app shell so Collie opens from the home
+ * screen with a flaky network or while the daemon restarts:
+ * - navigations and `/`: network first, the cached index when the network fails (or hangs
+ *   for more than 4 s);
+ * - `/assets/*` (hashed file names, immutable): cache first;
+ * - `/api/*` (live state) and `/sw.js` itself: never cached, never touched;
+ * - other files of the origin (manifest, icons): network first, the cached copy when offline.
+ * A new worker waits until the page asks it to take over (`SKIP_WAITING`, sent by the `Reload`
+ * button of the update banner); on activate it drops the caches of older versions.
+ *
+ * Self-contained on purpose: it imports nothing the app imports, so the build keeps it one file.
+ */
+import { version } from "../../package.json";
+
+declare const self: ServiceWorkerGlobalScope;
+
+/** Bump SHELL_REVISION when this file's caching changes; the web package's version is part too. */
+const SHELL_REVISION = 1;
+const PREFIX = "collie-shell-";
+const SHELL = `${PREFIX}${version}-r${SHELL_REVISION}`;
+const ASSETS = `${PREFIX}assets`;
+/** Hashed assets kept at most; the oldest go first (old builds' files are never asked for again). */
+const MAX_ASSETS = 80;
+/** Where the app's index is kept. */
+const INDEX = "/";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(precache());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(PREFIX) && name !== SHELL && name !== ASSETS) await caches.delete(name);
+      }
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener("message", (event) => {
+  const data = event.data as { type?: unknown } | null;
+  if (data && data.type === "SKIP_WAITING") void self.skipWaiting();
+});
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET") return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin) return;
+  const path = url.pathname;
+  if (path === "/api" || path.startsWith("/api/") || path === "/sw.js") return; // never cached
+  if (req.mode === "navigate" || path === "/" || path === "/index.html") {
+    event.respondWith(networkFirst(req, INDEX));
+    return;
+  }
+  if (path.startsWith("/assets/")) {
+    event.respondWith(cacheFirst(req));
+    return;
+  }
+  event.respondWith(networkFirst(req, null));
+});
+
+/** The index and what it loads, so the very next start works offline. */
+async function precache(): Promise<void> {
+  const shell = await caches.open(SHELL);
+  let html = "";
+  try {
+    const res = await fetch(INDEX, { cache: "no-cache" });
+    if (!res.ok) return;
+    html = await res.clone().text();
+    await shell.put(INDEX, res);
+  } catch {
+    return; // offline at install: the first online navigation fills the cache
+  }
+  const assets = await caches.open(ASSETS);
+  const urls = new Set<string>();
+  for (const m of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    const u = m[1]!;
+    if (u.startsWith("/assets/")) urls.add(u);
+  }
+  await Promise.all(
+    [...urls].map(async (u) => {
+      try {
+        const res = await fetch(u);
+        if (res.ok) await assets.put(u, res);
+      } catch {
+        // cached on first use instead
+      }
+    }),
+  );
+  for (const u of ["/manifest.webmanifest", "/icons/icon-192.png", "/icons/icon-512.png"]) {
+    try {
+      const res = await fetch(u);
+      if (res.ok) await shell.put(u, res);
+    } catch {
+      // optional
+    }
+  }
+}
+
+/** How long a navigation waits for the network before a cached index answers (a flaky network, P-26). */
+const NAVIGATION_WAIT_MS = 4000;
+
+/**
+ * The network's answer, kept for later; the cached copy when the network fails. For the index,
+ * a network that hangs longer than NAVIGATION_WAIT_MS is not waited for when a copy is cached
+ * (the network's answer still refreshes the cache when it comes).
+ */
+async function networkFirst(req: Request, key: string | null): Promise<Response> {
+  const shell = await caches.open(SHELL);
+  const cacheKey = key ?? req;
+  const network = (async () => {
+    const res = await fetch(req);
+    if (res.ok && res.type === "basic" && isCacheable(res, key !== null)) await shell.put(cacheKey, res.clone());
+    return res;
+  })();
+  const fallback = async (): Promise<Response> => {
+    const cached = await shell.match(cacheKey);
+    if (cached) return cached;
+    if (key === INDEX) {
+      return new Response("Collie cannot be reached, and this phone has no copy of the app yet.", {
+        status: 503,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
+    }
+    return Response.error();
+  };
+  if (key !== INDEX) return network.catch(fallback);
+  network.catch(() => undefined); // a late failure after the cached copy answered is no error
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const slow = new Promise<Response | null>((resolve) => {
+    timer = setTimeout(() => void shell.match(cacheKey).then((c) => resolve(c ?? null)), NAVIGATION_WAIT_MS);
+  });
+  try {
+    const first = await Promise.race([network, slow]);
+    if (first) return first;
+    return await network; // no copy cached: wait for the network after all
+  } catch {
+    return fallback();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Hashed files never change: the cached copy when there is one, else the network's, kept. */
+async function cacheFirst(req: Request): Promise<Response> {
+  const assets = await caches.open(ASSETS);
+  const cached = await assets.match(req);
+  if (cached) return cached;
+  const res = await fetch(req);
+  if (res.ok && res.type === "basic" && isCacheable(res, false)) {
+    await assets.put(req, res.clone());
+    void trim(assets);
+  }
+  return res;
+}
+
+/** Only the app's own files: never the daemon's 503 "not built" page, nor an HTML fallback for a missing asset. */
+function isCacheable(res: Response, html: boolean): boolean {
+  const type = res.headers.get("content-type") ?? "";
+  if (/no-store/i.test(res.headers.get("cache-control") ?? "")) return false;
+  return html ? type.startsWith("text/html") : !type.startsWith("text/html");
+}
+
+async function trim(cache: Cache): Promise<void> {
+  const keys = await cache.keys();
+  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_ASSETS))) await cache.delete(k);
+}

@@ -1,0 +1,50 @@
+/**
+ * The outbox (P-14, P-26): saved before it is sent, sent again with the same request id after no
+ * reply, gone once a reply came.
+ */
+import { describe, expect, it } from "vitest";
+import { Api } from "../../src/app/api.ts";
+import { memoryOutboxStorage, Outbox } from "../../src/app/outbox.ts";
+
+function fakeFetch(plan: ("fail" | number)[], seen: unknown[]): typeof fetch {
+  return (async (_url: string, init: RequestInit) => {
+    seen.push(JSON.parse(String(init.body)));
+    const next = plan.shift();
+    if (next === "fail" || next === undefined) throw new TypeError("Failed to fetch");
+    return new Response(JSON.stringify({ ok: true }), { status: next });
+  }) as unknown as typeof fetch;
+}
+
+describe("Outbox", () => {
+  it("keeps an action after no reply and resends it with the same request id", async () => {
+    const seen: { requestId: string }[] = [];
+    const storage = memoryOutboxStorage();
+    const outbox = new Outbox(new Api("", fakeFetch(["fail", 200], seen)), storage);
+    const first = await outbox.submit({ requestId: "r-1", kind: "send", agent: "desk", pane: "p", path: "/x", body: { requestId: "r-1", text: "hi" } });
+    expect(first).toEqual({ kind: "no-reply" });
+    expect((await storage.all()).map((a) => a.requestId)).toEqual(["r-1"]);
+    const again = await outbox.send("r-1");
+    expect(again.kind).toBe("reply");
+    expect(seen.map((b) => b.requestId)).toEqual(["r-1", "r-1"]);
+    expect(await storage.all()).toEqual([]);
+  });
+
+  it("survives a reload: a new outbox on the same storage loads and flushes what was left", async () => {
+    const storage = memoryOutboxStorage();
+    await new Outbox(new Api("", fakeFetch(["fail"], [])), storage).submit({ requestId: "r-2", kind: "send", agent: "desk", path: "/x", body: { requestId: "r-2" } });
+    const seen: { requestId: string }[] = [];
+    const reloaded = new Outbox(new Api("", fakeFetch([200], seen)), storage);
+    expect((await reloaded.load()).map((a) => a.requestId)).toEqual(["r-2"]);
+    await reloaded.flush();
+    expect(seen.map((b) => b.requestId)).toEqual(["r-2"]);
+    expect(reloaded.pending).toEqual([]);
+  });
+
+  it("sends a request id once at a time, even when asked twice", async () => {
+    const seen: unknown[] = [];
+    const outbox = new Outbox(new Api("", fakeFetch([200, 200], seen)), memoryOutboxStorage());
+    const p = outbox.submit({ requestId: "r-3", kind: "send", agent: "desk", path: "/x", body: { requestId: "r-3" } });
+    await Promise.all([p, outbox.send("r-3")]);
+    expect(seen.length).toBe(1);
+  });
+});

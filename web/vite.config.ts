@@ -1,0 +1,31 @@
+/// <reference types="vitest/config" />
+/**
+ * The PWA build: hashed, immutable assets under /assets, plus the service worker at /sw.js (not
+ * hashed: the browser checks it for updates at its fixed address, P-26).
+ */
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+import { fileURLToPath } from "node:url";
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: { conditions: ["collie-source"] },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    assetsInlineLimit: 0, // no data: URLs, so the CSP can stay `default-src 'self'` (X-2)
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL("index.html", import.meta.url)),
+        sw: fileURLToPath(new URL("src/sw/service-worker.ts", import.meta.url)),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === "sw" ? "sw.js" : "assets/[name]-[hash].js"),
+      },
+    },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["test/**/*.test.{ts,tsx}"],
+  },
+});
