@@ -1,3 +1,4 @@
 /** `@colliepwa/shared`: the Collie-to-phone contract. No Node or DOM imports. */
 export { STRINGS } from "./strings.ts";
 export * from "./api.ts";
+export { answerOutcome, ANSWER_CODES, type AnswerOutcome, type OutcomeView, type TapReply } from "./outcomes.ts";
