@@ -4,7 +4,7 @@
  * status and body come back as they are, so the phone can show P-15's words. An answer that cannot
  * be delivered now is held and delivered when the same ask is open again.
  */
-import { routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import { AgentUnreachable } from "../agents/client.ts";
@@ -17,6 +17,12 @@ export interface Outcome {
 
 /** How long Collie waits for an agent to take an action. */
 export const ACTION_TIMEOUT_MS = 15_000;
+/**
+ * How long an action waits for an agent that is still `starting` (Collie just started or
+ * reconnected): a phone that resends its pending actions the moment Collie listens again must not
+ * be told `agent-unreachable` for the few milliseconds before the agent's first page (P-26, L-1).
+ */
+export const STARTING_WAIT_MS = 5_000;
 
 const collieError = (status: number, error: string, message: string): Outcome => ({ status, body: { error, message } });
 
@@ -62,6 +68,7 @@ export class Forwarder {
       if (reply.status === 409 && (reply.body as { error?: unknown }).error === "ask-not-open") return hold();
       return asOutcome(reply.status, reply.body);
     }
+    if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
     if (conn.state !== "ready") return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
     try {
       const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
@@ -102,7 +109,12 @@ export class Forwarder {
   }
 }
 
+/**
+ * The agent's reply as the phone gets it: a success must be a `WriteOk` and anything else an
+ * `ErrorBody` (L-2); the validators rebuild it from known keys. A reply that is neither is refused.
+ */
 function asOutcome(status: number, body: unknown): Outcome {
-  const safe = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { error: "agent-failed", message: "The durable agent's reply was not understood." };
-  return { status, body: safe };
+  const parsed = status >= 200 && status < 300 ? parseWriteOk(body) : parseErrorBody(body);
+  if (!parsed.ok) return collieError(502, "agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
+  return { status, body: parsed.value as unknown as Record<string, unknown> };
 }

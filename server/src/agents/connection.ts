@@ -7,7 +7,7 @@
 import { parseEventsPage, parseHello, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
 import type { AgentState, AgentSummary } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
-import { cleanRawEventsPage } from "./incoming.ts";
+import { cleanRawEventsPage, cleanRawHello } from "./incoming.ts";
 import { AgentMirror, type MirrorChange } from "./mirror.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
 
@@ -42,10 +42,16 @@ export class AgentConnection {
   #problem: string | undefined;
   #cursor: string | null = null;
   #instance: string | null = null;
+  /** The highest event seq applied from this instance: a repeated or older seq is ignored (W-3). */
+  #seq = 0;
+  /** The row as last published, so an unchanged row is not sent again. */
+  #published = "";
   readonly #opts: ConnectionOptions;
   readonly #stop = new AbortController();
   #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
+  /** Who waits for the agent to leave `starting` (see `settled`). */
+  readonly #settling = new Set<() => void>();
 
   constructor(opts: ConnectionOptions) {
     this.#opts = opts;
@@ -97,8 +103,27 @@ export class AgentConnection {
   async stop(): Promise<void> {
     this.#stop.abort();
     this.#sleeping?.();
+    for (const done of [...this.#settling]) done();
     this.client.close();
     await this.#loop;
+  }
+
+  /**
+   * Resolves once the agent is no longer `starting` (its connect concluded: ready, unreachable or
+   * version-mismatch), or after `ms`. An action that comes in during the first moments after a start
+   * or a reconnect waits for this instead of being told the agent cannot be reached.
+   */
+  settled(ms: number): Promise<void> {
+    if (this.#state !== "starting" || this.#stop.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#settling.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#settling.add(done);
+    });
   }
 
   /** Wakes a connection that is waiting to retry (e.g. sources.json changed, or an action needs it). */
@@ -132,6 +157,7 @@ export class AgentConnection {
   async #connect(): Promise<void> {
     const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
     if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
+    cleanRawHello(reply.body);
     const hello = parseHello(reply.body);
     if (!hello.ok) throw new MalformedReply(`malformed hello: ${hello.error}`);
     this.#hello = hello.value;
@@ -145,6 +171,7 @@ export class AgentConnection {
       // Another process start: its cursors mean nothing to us, resync from scratch.
       this.#instance = hello.value.instance;
       this.#cursor = null;
+      this.#seq = 0;
     }
     if (this.#state !== "ready") this.#set("starting", undefined);
   }
@@ -159,7 +186,13 @@ export class AgentConnection {
       const page = parseEventsPage(reply.body);
       if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
       for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
-      this.mirror.apply(page.value);
+      if (page.value.reset) this.#seq = 0;
+      // seq only grows: an event at or below what was applied is a repeat, never applied twice (W-3).
+      let last = this.#seq;
+      const events = page.value.events.filter((e) => e.seq > last && (last = e.seq) === e.seq);
+      if (events.length < page.value.events.length) this.#opts.log(`agent ${this.name}: ignored ${page.value.events.length - events.length} repeated event(s)`);
+      this.mirror.apply({ ...page.value, events });
+      this.#seq = last;
       this.#cursor = page.value.cursor;
       onProgress();
       this.#set(this.mirror.ready ? "ready" : "starting", undefined);
@@ -172,10 +205,16 @@ export class AgentConnection {
     this.#state = state;
     this.#problem = problem;
     this.#publish();
+    if (state !== "starting") for (const done of [...this.#settling]) done();
   }
 
+  /** Publishes the agent's row when it changed: an idle long-poll's empty page is no delta (D-4). */
   #publish(): void {
-    this.#opts.onSummary(this.summary());
+    const summary = this.summary();
+    const text = JSON.stringify(summary);
+    if (text === this.#published) return;
+    this.#published = text;
+    this.#opts.onSummary(summary);
   }
 
   #sleep(ms: number): Promise<void> {

@@ -76,6 +76,17 @@ function cleanRawView(view: unknown): void {
   if (Array.isArray(view.asks)) view.asks.forEach(cleanRawAsk);
 }
 
+/** Cleans the texts of a hello the phone shows (name, runtime, SDK) in place (before `parseHello`). */
+export function cleanRawHello(hello: unknown): void {
+  if (!isObj(hello)) return;
+  fix(hello, "name", LIMITS.titleBytes, { singleLine: true });
+  fix(hello, "runtime", 64, { singleLine: true });
+  if (isObj(hello.sdk)) {
+    fix(hello.sdk, "name", 128, { singleLine: true });
+    fix(hello.sdk, "version", 64, { singleLine: true });
+  }
+}
+
 /** Cleans every text of an events page in place (before `parseEventsPage`). */
 export function cleanRawEventsPage(page: unknown): void {
   if (!isObj(page)) return;

@@ -17,7 +17,12 @@ export interface LiveClient {
 export const RESUME_BUFFER = 5000;
 
 export class LiveHub {
-  #seq = 0;
+  /**
+   * Numbers start at this run's start time in microseconds, so a phone coming back from an earlier
+   * run (a daemon restart) names a seq below this run's first one and gets a snapshot instead of
+   * being "resumed" into a run it never saw (P-26). Safe integers last for centuries from here.
+   */
+  #seq = Date.now() * 1000;
   readonly #recent: LiveMessage[] = [];
   readonly #clients = new Set<LiveClient>();
 

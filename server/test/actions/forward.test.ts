@@ -1,0 +1,161 @@
+/**
+ * Held answers (D-5, L-1, D-8) with real agents and a real daemon: an answer tapped while the agent
+ * is down is held (202) and delivered exactly once when the agent is back and raises the same ask
+ * (same id, same revision); the phone learns the outcome on the WebSocket (`held-outcome`). The
+ * same holds across a daemon restart: the held answer lives in the state database.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, afterEach, describe, test } from "node:test";
+import type { Ask, PaneDetail } from "@colliepwa/shared";
+import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
+import { closeAllLive, LiveClient } from "../helpers/live.ts";
+import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
+
+afterEach(async () => {
+  await closeAllLive();
+  await closeAllDaemons();
+  await killAllAgents();
+});
+after(() => removeTempDirs());
+
+const TOOL_CALL = "call-held";
+const answeredLines = (agent: ChildAgent) => agent.all((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
+
+async function openAsk(d: TestDaemon): Promise<Ask> {
+  return until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.asks?.find((a) => a.toolCallId === TOOL_CALL), "the ask in p1");
+}
+
+const fixed = (socket: string) => ({ fixed: [{ name: "desk", endpoint: { kind: "socket" as const, path: socket }, key: "desk" }] });
+
+/** Proves the daemon went on reading the agent after delivery: a new item shows up. */
+async function settle(d: TestDaemon, agent: ChildAgent, itemId: string): Promise<void> {
+  agent.send({ id: itemId, cmd: "item", pane: "p1", itemId, text: "later" });
+  await until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.items?.some((i) => i.id === itemId), `item ${itemId}`);
+}
+
+describe("held answers (D-5, L-1)", () => {
+  test("agent killed mid-ask → the answer is held (202) → the restarted agent raises the same ask → delivered exactly once", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const first = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+    const asked = (first.agent.messages.find((m) => m.asked)!.asked) as Ask;
+    const d = await TestDaemon.start({ sources: fixed(socket), stateDir: join(dir, "state") });
+    const live = await LiveClient.connect(d.wsUrl);
+    const ask = await openAsk(d);
+    assert.equal(ask.id, asked.id);
+
+    await first.agent.kill();
+    await d.waitState("desk", "unreachable");
+    const id = requestId("held");
+    const body = { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } };
+    const held = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, body);
+    assert.deepEqual(held, { status: 202, body: { held: true } });
+    assert.equal(d.daemon.held.count, 1);
+    // The phone's retry of the same tap while the agent is still down: held again, once.
+    assert.deepEqual(await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, body), { status: 202, body: { held: true } });
+    assert.equal(d.daemon.held.count, 1);
+
+    // Same tool call after the restart: same ask id and revision (S-23), so the held answer fits.
+    const second = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+    const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "held-outcome");
+    assert.ok(outcome.type === "held-outcome");
+    assert.equal(outcome.agent, "desk");
+    assert.equal(outcome.status, 200);
+    assert.equal(outcome.body.ok, true);
+    const answered = await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
+    assert.deepEqual((answered.answered as { answer: unknown }).answer, { kind: "permission", optionId: "allow", optionKind: "allow" });
+    await live.waitFor((m) => m.type === "ask-closed" && m.askId === ask.id && m.decidedBy === "phone", "ask-closed by the phone");
+    assert.equal(d.daemon.held.count, 0);
+
+    // Exactly once: more pages go by, the answer does not run again; the phone's retry is a replay.
+    await settle(d, second.agent, "after-delivery");
+    const retry = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, body);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.replayed, true);
+    await settle(d, second.agent, "after-retry");
+    assert.equal(answeredLines(second.agent).length, 1);
+    assert.equal(answeredLines(first.agent).length, 0);
+    assert.equal(live.of("held-outcome").length, 1);
+  });
+
+  test("an agent that is back but has not raised the ask yet (ask-not-open): held, then delivered when the ask opens", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const first = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    const live = await LiveClient.connect(d.wsUrl);
+    const ask = await openAsk(d);
+    await first.agent.kill();
+    await d.waitState("desk", "unreachable");
+    // Back, without the ask for now.
+    const second = await startAgent("desk-agent.ts", ["--socket", socket]);
+    await d.waitAgent("desk", (a) => a.state === "ready" && a.counts.waiting === 0, "ready with no ask");
+    const id = requestId("early");
+    const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "deny" } });
+    assert.deepEqual(r, { status: 202, body: { held: true } });
+    assert.equal(d.daemon.held.count, 1);
+    await settle(d, second.agent, "while-held");
+    assert.equal(d.daemon.held.count, 1, "still held while the ask is not open");
+
+    second.agent.send({ id: "raise", cmd: "ask", toolCallId: TOOL_CALL });
+    const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "held-outcome");
+    assert.equal(outcome.type === "held-outcome" && outcome.status, 200);
+    const answered = await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
+    assert.equal((answered.answered as { answer: { optionId: string } }).answer.optionId, "deny");
+    await settle(d, second.agent, "after-delivery");
+    assert.equal(answeredLines(second.agent).length, 1);
+    assert.equal(d.daemon.held.count, 0);
+  });
+
+  test("the daemon restarted with a held answer pending: the new daemon delivers it once the agent is back", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const stateDir = join(dir, "state");
+    const first = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+    const d1 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    const ask = await openAsk(d1);
+    await first.agent.kill();
+    await d1.waitState("desk", "unreachable");
+    const id = requestId("across");
+    const r = await d1.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } });
+    assert.deepEqual(r, { status: 202, body: { held: true } });
+    await d1.close();
+
+    // A new daemon on the same state directory: the held answer is still there (D-8).
+    const d2 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    assert.equal(d2.daemon.held.count, 1);
+    const [kept] = d2.daemon.held.forAgent("desk");
+    assert.equal(kept!.requestId, id);
+    assert.equal(kept!.askId, ask.id);
+    assert.equal(kept!.revision, ask.revision);
+    const live = await LiveClient.connect(d2.wsUrl);
+    const second = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+    const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "held-outcome after the daemon restart");
+    assert.equal(outcome.type === "held-outcome" && outcome.status, 200);
+    await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
+    await settle(d2, second.agent, "after-delivery");
+    assert.equal(answeredLines(second.agent).length, 1);
+    assert.equal(d2.daemon.held.count, 0);
+    await d2.close();
+    // And it stays delivered: a third daemon finds nothing held.
+    const d3 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    assert.equal(d3.daemon.held.count, 0);
+
+    // A phone action whose reply was lost in a daemon restart: the phone retries with the same
+    // request id through the new daemon, and the agent runs it once (L-1).
+    await d3.waitState("desk", "ready");
+    const sendId = requestId("send-across");
+    const sent = await d3.post("/api/agents/desk/panes/p2/send", { requestId: sendId, text: "sent before the restart" });
+    assert.equal(sent.status, 200);
+    await d3.close();
+    const d4 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    await d4.waitState("desk", "ready");
+    const retried = await d4.post("/api/agents/desk/panes/p2/send", { requestId: sendId, text: "sent before the restart" });
+    assert.equal(retried.status, 200);
+    assert.equal(retried.body.replayed, true);
+    assert.equal(retried.body.turnId, sent.body.turnId);
+    assert.equal(second.agent.all((m) => m.requestId === sendId).length, 1);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * A real daemon for integration tests: `Daemon.create` with short long-polls and retry delays,
+ * listening on 127.0.0.1 on a free port, reached with real HTTP (fetch) and a real WebSocket.
+ */
+import { writeFileSync, renameSync } from "node:fs";
+import type { AgentSummary, Snapshot } from "@colliepwa/shared";
+import { Daemon, type DaemonOptions } from "../../src/daemon.ts";
+import { until } from "./wait.ts";
+
+export const TUNING = { waitMs: 1000, retryDelaysMs: [50, 100, 200] } as const;
+
+const running = new Set<TestDaemon>();
+
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+}
+
+export class TestDaemon {
+  readonly daemon: Daemon;
+  readonly url: string;
+  readonly port: number;
+  /** Every line the daemon logged. */
+  readonly logs: string[];
+  #closed = false;
+
+  private constructor(daemon: Daemon, url: string, logs: string[]) {
+    this.daemon = daemon;
+    this.url = url;
+    this.port = Number(new URL(url).port);
+    this.logs = logs;
+  }
+
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string }): Promise<TestDaemon> {
+    const logs: string[] = [];
+    const daemon = await Daemon.create({
+      sources: opts.sources,
+      stateDir: opts.stateDir ?? ":memory:",
+      log: (line) => logs.push(line),
+      tuning: { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
+    });
+    const url = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
+    const t = new TestDaemon(daemon, url, logs);
+    running.add(t);
+    return t;
+  }
+
+  get wsUrl(): string {
+    return this.url.replace(/^http/, "ws");
+  }
+
+  async get<T = Record<string, unknown>>(path: string): Promise<Reply<T>> {
+    const res = await fetch(`${this.url}${path}`);
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  async post<T = Record<string, unknown>>(path: string, body: unknown): Promise<Reply<T>> {
+    const res = await fetch(`${this.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    return (await this.get<Snapshot>("/api/snapshot")).body;
+  }
+
+  async agent(name: string): Promise<AgentSummary | undefined> {
+    return (await this.snapshot()).agents.find((a) => a.name === name);
+  }
+
+  /** Polls the snapshot until agent `name` satisfies `pred`; returns its row. */
+  async waitAgent(name: string, pred: (a: AgentSummary) => boolean, what = "a matching state"): Promise<AgentSummary> {
+    let last: AgentSummary | undefined;
+    return until(async () => {
+      last = await this.agent(name);
+      return last && pred(last) ? last : undefined;
+    }, () => `agent ${name}: ${what}; last seen ${JSON.stringify(last)}`);
+  }
+
+  waitState(name: string, state: AgentSummary["state"]): Promise<AgentSummary> {
+    return this.waitAgent(name, (a) => a.state === state, `state ${state}`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    running.delete(this);
+    await this.daemon.close();
+  }
+}
+
+export async function closeAllDaemons(): Promise<void> {
+  await Promise.all([...running].map((d) => d.close()));
+}
+
+/** Writes sources.json the way an editor that saves atomically does (temp file, then rename). */
+export function writeSources(path: string, content: unknown): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  renameSync(tmp, path);
+}
+
+let ids = 0;
+/** A fresh request id, as the phone makes one per tap (P-14). */
+export function requestId(what = "req"): string {
+  return `${what}-${process.pid}-${++ids}-${Math.random().toString(36).slice(2, 8)}`;
+}
