@@ -131,7 +131,7 @@ const ask = (over: Partial<Ask> = {}): Ask => ({
 } as Ask);
 
 describe("ask slot (P-9)", () => {
-  test("read-only card: caption with the agent, title, tool call, reason; no buttons yet", () => {
+  test("a card drawn without a phone connection is read-only: caption with the agent, title, tool call, reason, no buttons", () => {
     const { container } = render(<AskSlot agent="desk" asks={[ask({ reason: "Order arrived broken" })]} />);
     const card = container.querySelector('[data-ask-id="a1"]')!;
     expect(card.querySelector(".ask-caption")!.textContent).toBe(STRINGS.needsYourAnswer("desk"));

@@ -1,0 +1,81 @@
+/**
+ * An ask card (P-9…P-16): caption `Needs your answer · <agent>`, the title, the countdown when
+ * the ask expires, the tool line, the reason (folded when long), `Text shortened`, then the
+ * answer controls of its kind, and after a tap the outcome line (and `Retry` when not sure).
+ * A kind this Collie does not know shows its text and `This ask cannot be answered from the phone.`
+ * Agent text is always plain text. Without `control` the card is read-only.
+ */
+import type { ReactNode } from "react";
+import { STRINGS } from "@colliepwa/shared";
+import type { Ask, ChoiceAsk, FormAsk, PermissionAsk, TextAsk } from "@colliepwa/durable-sdk/wire";
+import type { BodyProps } from "./body-props.ts";
+import { ChoiceBody } from "./ChoiceBody.tsx";
+import { FormBody } from "./FormBody.tsx";
+import { PermissionBody } from "./PermissionBody.tsx";
+import { Reason } from "./Reason.tsx";
+import { Spinner } from "./Spinner.tsx";
+import { TextBody } from "./TextBody.tsx";
+import type { AskCardControl } from "./useAskCard.ts";
+import { useCountdown } from "./useCountdown.ts";
+import { WORDS } from "./words.ts";
+
+const KNOWN = new Set<string>(["permission", "choice", "text", "form"]);
+
+export interface AskCardProps {
+  agent: string;
+  ask: Ask;
+  /** The card's taps; null draws it read-only. */
+  control: AskCardControl | null;
+  now: () => number;
+}
+
+export function AskCard({ agent, ask, control, now }: AskCardProps) {
+  const left = useCountdown(ask.expiresAt, now);
+  const known = KNOWN.has(ask.kind);
+  const look = control?.look ?? null;
+  const call = ask.tool?.call ?? ask.tool?.name;
+  const outcome = control?.state.view?.outcome;
+  return (
+    <section
+      className={`ask-card${look?.frozen ? " ask-frozen" : ""}${look?.busy ? " ask-busy" : ""}`}
+      data-ask-id={ask.id}
+      data-ask-kind={ask.kind}
+      data-phase={control?.state.phase}
+      data-outcome={outcome}
+      aria-label={ask.title}
+      aria-busy={look?.busy || undefined}
+    >
+      <div className="ask-caption">{STRINGS.needsYourAnswer(agent)}</div>
+      <div className="ask-title">{ask.title}</div>
+      {left && <div className={`ask-expiry${left.expired ? " ask-expired" : ""}`}>{left.text}</div>}
+      {call && <code className="ask-call">{call}</code>}
+      {ask.reason && <Reason text={ask.reason} />}
+      {ask.textShortened && <div className="shortened">{STRINGS.textShortened}</div>}
+      {!known && <p className="ask-cannot">{STRINGS.cannotAnswer}</p>}
+      {known && control && look && (
+        <div className="ask-answer">
+          {/* A changed ask gets fresh controls (a text line keeps what was typed). */}
+          <Body key={ask.kind === "text" ? "text" : ask.revision} ask={ask} enabled={look.enabled} busy={look.busy ? control.state.sent : null} onAnswer={control.answer} />
+        </div>
+      )}
+      {look?.held && <p className="ask-line ask-held" role="status">{WORDS.held}</p>}
+      {look?.line && <p className={`ask-line${look.frozen ? " ask-line-final" : ""}`} role="status">{look.line}</p>}
+      {control && (look?.retry || (look?.busy && control.state.retry)) && (
+        <button type="button" className="ask-retry" disabled={!look.retry} onClick={control.retry}>
+          {WORDS.retry}{look.busy && <Spinner />}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function Body(props: BodyProps<Ask>): ReactNode {
+  const { ask } = props;
+  switch (ask.kind) {
+    case "permission": return <PermissionBody {...props} ask={ask as PermissionAsk} />;
+    case "choice": return <ChoiceBody {...props} ask={ask as ChoiceAsk} />;
+    case "text": return <TextBody {...props} ask={ask as TextAsk} />;
+    case "form": return <FormBody {...props} ask={ask as FormAsk} />;
+    default: return null;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A `choice` ask (P-10): one row per option (label and description, at most 8); a tap sends it.
+ * With `multiple`, rows toggle under `Pick any` and `Send` sends the set, once one is picked.
+ */
+import { useState } from "react";
+import { STRINGS } from "@colliepwa/shared";
+import { LIMITS, type ChoiceAsk } from "@colliepwa/durable-sdk/wire";
+import type { BodyProps } from "./body-props.ts";
+import { Spinner } from "./Spinner.tsx";
+
+export function ChoiceBody({ ask, enabled, busy, onAnswer }: BodyProps<ChoiceAsk>) {
+  const options = ask.options.slice(0, LIMITS.choiceOptions);
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const sending = busy?.answer.kind === "choice" ? busy.answer.optionIds : null;
+
+  if (!ask.multiple) {
+    return (
+      <div className="ask-rows">
+        {options.map((o) => (
+          <button type="button" key={o.id} className="ask-row" data-option={o.id} disabled={!enabled}
+            aria-busy={sending?.includes(o.id) || undefined}
+            onClick={() => onAnswer({ kind: "choice", optionIds: [o.id] })}>
+            <span className="ask-row-label">{o.label}{sending?.includes(o.id) && <Spinner />}</span>
+            {o.description && <span className="ask-sub">{o.description}</span>}
+          </button>
+        ))}
+      </div>
+    );
+  }
+
+  // Send in the agent's order, only ids the ask (still) has.
+  const chosen = options.filter((o) => picked.has(o.id)).map((o) => o.id);
+  const toggle = (id: string) =>
+    setPicked((p) => {
+      const next = new Set(p);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  return (
+    <div className="ask-rows" role="group" aria-label={STRINGS.pickAny}>
+      <div className="ask-pick-any">{STRINGS.pickAny}</div>
+      {options.map((o) => (
+        <button type="button" key={o.id} className="ask-row ask-toggle-row" data-option={o.id} disabled={!enabled}
+          aria-pressed={picked.has(o.id)} onClick={() => toggle(o.id)}>
+          <span className="ask-row-label"><span className="ask-check" aria-hidden="true" />{o.label}</span>
+          {o.description && <span className="ask-sub">{o.description}</span>}
+        </button>
+      ))}
+      <button type="button" className="ask-send" disabled={!enabled || chosen.length === 0} aria-busy={sending !== null || undefined}
+        onClick={() => onAnswer({ kind: "choice", optionIds: chosen })}>
+        {STRINGS.send}{sending && <Spinner />}
+      </button>
+    </div>
+  );
+}

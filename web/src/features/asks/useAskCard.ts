@@ -1,0 +1,126 @@
+/**
+ * One ask card's taps (P-14, P-15): each tap is a new request id, saved in the outbox and sent to
+ * the answer route; `Retry` sends the same request id again. The replies go through the pure
+ * card state (card-state.ts); a held answer (202) waits for its `held-outcome` in the store. A tap
+ * the outbox still holds from an earlier page shows as not sure, with Retry.
+ */
+import { useCallback, useEffect, useSyncExternalStore } from "react";
+import type { Answer, Ask } from "@colliepwa/durable-sdk/wire";
+import { actionPath } from "../../app/api.ts";
+import { newRequestId, type Outbox, type SendResult } from "../../app/outbox.ts";
+import type { Phone } from "../../app/phone.ts";
+import { useOutbox, usePhoneState } from "../../app/react.ts";
+import { asksStoreFor } from "./asks-store.ts";
+import { canRetry, canTap, cardLook, IDLE, pendingState, type CardLook, type CardState, type Sent } from "./card-state.ts";
+
+export interface AskCardControl {
+  state: CardState;
+  look: CardLook;
+  /** Sends an answer (a tap). Does nothing while the card takes no taps. */
+  answer(answer: Answer): void;
+  /** Sends the last tap again with the same request id. */
+  retry(): void;
+}
+
+/** The tap the outbox still holds for this ask from an earlier page, if any. */
+function pendingFor(outbox: Outbox, agent: string, pane: string, ask: Ask): CardState | null {
+  const path = actionPath.answer(agent, pane, ask.id);
+  const p = outbox.pending.find((a) => a.kind === "answer" && a.agent === agent && a.path === path);
+  if (!p) return null;
+  const { revision, answer } = p.body as { revision?: unknown; answer?: unknown };
+  if (typeof revision !== "string" || typeof answer !== "object" || answer === null) return null;
+  return pendingState({ requestId: p.requestId, revision, answer: answer as Answer });
+}
+
+export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardControl {
+  const pane = ask.paneId;
+  const store = asksStoreFor(phone);
+  useSyncExternalStore(store.subscribe, () => store.version);
+  const outbox = useOutbox();
+  const { heldOutcomes } = usePhoneState();
+
+  const base = useCallback((): CardState => pendingFor(outbox, agent, pane, ask) ?? IDLE, [outbox, agent, pane, ask]);
+  const state = store.card(agent, pane, ask.id) ?? base();
+  const dispatch = useCallback(
+    (e: Parameters<typeof store.dispatch>[3]) => store.dispatch(agent, pane, ask.id, e, base()),
+    [store, agent, pane, ask.id, base],
+  );
+
+  const sent = state.sent;
+  const sendingNow = sent !== null && outbox.sending(sent.requestId);
+
+  // Replies to sends the card did not start itself (the outbox re-sends after a reconnect).
+  const result = sent ? outbox.result(sent.requestId) : undefined;
+  useEffect(() => {
+    if (result && !sendingNow && result !== state.handled) dispatch({ type: "result", result });
+  }, [result, sendingNow, state.handled, dispatch]);
+
+  // A held answer's outcome, delivered later by Collie (D-5).
+  const held = state.phase === "held" && sent ? heldOutcomes.get(sent.requestId) : undefined;
+  useEffect(() => {
+    if (held) dispatch({ type: "held-outcome", reply: held });
+  }, [held, dispatch]);
+
+  // `This ask changed` (P-15): the card shows the ask's current content. The live `ask` message
+  // brings it; should the store still hold the revision that was answered, read the chat again.
+  const stale = state.phase === "outcome" && state.view?.outcome === "changed" && sent !== null && sent.revision === ask.revision;
+  useEffect(() => {
+    if (!stale) return;
+    let live = true;
+    phone.api.pane(agent, pane).then(
+      (r) => {
+        if (live && r.status === 200) phone.store.setDetail(agent, r.body);
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [stale, phone, agent, pane]);
+
+  const settle = useCallback(
+    (requestId: string, p: Promise<SendResult>) => {
+      p.then(
+        (r) => dispatch({ type: "result", result: outbox.result(requestId) ?? r }),
+        () => dispatch({ type: "result", result: { kind: "no-reply" } }),
+      );
+    },
+    [dispatch, outbox],
+  );
+
+  const submit = useCallback(
+    (s: Sent) =>
+      outbox.submit({
+        requestId: s.requestId,
+        kind: "answer",
+        agent,
+        pane,
+        path: actionPath.answer(agent, pane, ask.id),
+        body: { requestId: s.requestId, revision: s.revision, answer: s.answer },
+      }),
+    [outbox, agent, pane, ask.id],
+  );
+
+  const answer = useCallback(
+    (a: Answer) => {
+      if (!canTap(store.card(agent, pane, ask.id) ?? base())) return;
+      const s: Sent = { requestId: newRequestId(), revision: ask.revision, answer: a };
+      dispatch({ type: "tap", sent: s });
+      settle(s.requestId, submit(s));
+    },
+    [store, agent, pane, ask.id, ask.revision, base, dispatch, settle, submit],
+  );
+
+  const retry = useCallback(() => {
+    const now = store.card(agent, pane, ask.id) ?? base();
+    if (!canRetry(now) || !now.sent) return;
+    const s = now.sent;
+    dispatch({ type: "retry" });
+    // Still pending (no reply yet): the outbox has it. Answered 5xx: the outbox let it go, so it is
+    // saved again under the same request id; the agent's receipt keeps it to one answer (S-28).
+    const again = outbox.pending.some((p) => p.requestId === s.requestId) ? outbox.send(s.requestId) : submit(s);
+    settle(s.requestId, again);
+  }, [store, agent, pane, ask.id, base, dispatch, outbox, settle, submit]);
+
+  return { state, look: cardLook(state, sendingNow), answer, retry };
+}
