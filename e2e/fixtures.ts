@@ -19,7 +19,7 @@ export const test = base.extend<{ shot: (name: string) => Promise<void> }, { col
     const dir = join(import.meta.dirname, "..", "test-results", "screens");
     mkdirSync(dir, { recursive: true });
     await use(async (name: string) => {
-      await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+      await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false, animations: "disabled" });
     });
   },
 });

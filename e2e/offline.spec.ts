@@ -1,0 +1,59 @@
+/**
+ * The daemon goes away under a drawn chat and comes back (P-20, P-26, L-1): the chat stays drawn
+ * with the connection banner; a message sent meanwhile shows `Sending, not confirmed`; once Collie
+ * is back the banner goes and the pending send lands exactly once (one copy of the line, one reply).
+ * `collie.kill()` takes the example agent down with the daemon; both come back on the same store.
+ * Works on a conversation of its own (the `New ticket` starter), so it leaves the others alone.
+ */
+import { STRINGS } from "@colliepwa/shared";
+import { expect, test } from "./fixtures.ts";
+import { items, openChat, ownLines, pendingLines, startConversation, TURN_TIMEOUT } from "./desk.ts";
+
+test.use({ viewport: { width: 360, height: 740 } });
+
+const INTRO = "New ticket. Tell me what the customer needs.";
+const banner = /Collie cannot be reached|Reconnecting/;
+
+test("a send while Collie is down lands once when it is back", async ({ page, collie, shot }) => {
+  test.setTimeout(90_000);
+  const pane = await startConversation(page, "new-ticket");
+  const chat = await openChat(page, pane, "New ticket", INTRO);
+  await expect(page.getByRole("status").filter({ hasText: banner })).toHaveCount(0);
+
+  await collie.kill();
+  // What was drawn stays drawn, and the banner says Collie is away (P-26).
+  await expect(page.getByRole("status").filter({ hasText: banner })).toBeVisible();
+  await expect(chat.title).toHaveText("New ticket Experimental");
+  await expect(chat.log).toContainText(INTRO);
+  await expect(chat.composer).toBeVisible();
+
+  // A message now: your line stays, not confirmed (P-20).
+  const text = "Are you still with me?";
+  await chat.composer.fill(text);
+  await chat.send.click();
+  await expect(chat.composer).toHaveValue("");
+  const line = pendingLines(page, text);
+  await expect(line).toHaveCount(1);
+  await expect(line.getByRole("button", { name: STRINGS.sendingNotConfirmed })).toBeVisible();
+  await shot("chat-offline");
+
+  await collie.start();
+  // The phone reconnects by itself: the banner goes (P-26)…
+  await expect(page.getByRole("status").filter({ hasText: banner })).toHaveCount(0, { timeout: 30_000 });
+  // …and the pending send lands once: the agent's copy replaces the line, the agent answers once (L-1).
+  const reply = items(page, "reply").filter({ hasText: `Got it: "${text}"` });
+  await expect(reply).toHaveCount(1, { timeout: 30_000 });
+  await expect(reply.locator("[data-cursor]")).toHaveCount(0, { timeout: TURN_TIMEOUT });
+  await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
+  await expect(pendingLines(page, text)).toHaveCount(0);
+  await expect(items(page, "user").filter({ hasText: text })).toHaveCount(1);
+  await expect(ownLines(page, text)).toHaveCount(1);
+  await expect(reply).toHaveCount(1);
+  await expect(chat.log).toContainText(INTRO);
+
+  // A fresh read (what a reload shows) agrees: one line, one reply, in the agent's own store.
+  await page.reload();
+  await expect(chat.log).toContainText(INTRO);
+  await expect(reply).toHaveCount(1);
+  await expect(items(page, "user").filter({ hasText: text })).toHaveCount(1);
+});
