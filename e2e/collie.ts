@@ -3,23 +3,75 @@
  * no sources.json so it runs the bundled example agent on a private socket. The port is fixed per
  * run, so a journey can kill the daemon and start it again on the same address.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const root = join(import.meta.dirname, "..");
+const EXAMPLE = join(root, "sdk/examples/durable-member/main.ts");
 
 export interface CollieServer {
   url: string;
   stateDir: string;
+  /** Runs `collie pair --json`, as a user would, and returns the one-time link it prints. */
+  pairLink(): Promise<string>;
   /** Kills the daemon (SIGKILL) and leaves the example agent's state in place. */
   kill(): Promise<void>;
   /** Starts it again on the same port and state directory. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Kills the example agent alone (SIGKILL, as a crash would); the daemon stays up, finds it
+   * unreachable and keeps trying to reconnect. The daemon does not start it again by itself.
+   */
+  killAgent(): Promise<void>;
+  /** Starts the example agent again on the daemon's socket and store, as the daemon does at its start. */
+  startAgent(): Promise<void>;
+}
+
+export interface CollieOptions {
+  /** Extra environment for the daemon and the example agent it starts (e.g. `DESK_ASK_EXPIRY_MS`). */
+  env?: Record<string, string>;
+}
+
+/** Resolves once a child printed a stdout line that matches, or rejects when it exits first. */
+function readyLine(c: ChildProcess, what: string, ready: (line: string) => boolean): Promise<void> {
+  const lines = createInterface({ input: c.stdout! });
+  return new Promise<void>((resolve, reject) => {
+    c.once("exit", (code) => reject(new Error(`${what} exited (${code}) before it was ready`)));
+    lines.on("line", (line) => {
+      if (ready(line)) resolve();
+    });
+  });
+}
+
+/** The pids of the example agents whose command line names this state directory. */
+function examplePids(stateDir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (args.includes(EXAMPLE) && args.some((a) => a.startsWith(stateDir))) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function gone(pid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -33,45 +85,70 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startCollie(): Promise<CollieServer> {
+export async function startCollie(options: CollieOptions = {}): Promise<CollieServer> {
   const stateDir = mkdtempSync(join(tmpdir(), "collie-e2e-"));
   const port = await freePort();
+  const env = { ...process.env, ...options.env };
   let child: ChildProcess | null = null;
+  /** An example agent this file started again after `killAgent` (not in the daemon's process group). */
+  let agent: ChildProcess | null = null;
   const launch = async () => {
     const c = spawn(process.execPath, [
       "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"), "serve",
       "--sources", join(stateDir, "no-sources.json"), "--state-dir", stateDir, "--port", String(port),
-    ], { cwd: root, stdio: ["ignore", "pipe", "inherit"], detached: true });
+    ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
     child = c;
-    const lines = createInterface({ input: c.stdout! });
-    await new Promise<void>((resolve, reject) => {
-      c.once("exit", (code) => reject(new Error(`collie exited (${code}) before listening`)));
-      lines.on("line", (line) => {
-        if (/listening on http/.test(line)) resolve();
-      });
-    });
+    await readyLine(c, "collie", (line) => /listening on http/.test(line));
   };
-  // Kills the daemon and its example agent (one process group).
-  const killGroup = async (signal: NodeJS.Signals) => {
-    const c = child;
+  const killChild = async (c: ChildProcess | null, signal: NodeJS.Signals) => {
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const gone = new Promise((r) => c.once("exit", r));
+    const exited = new Promise((r) => c.once("exit", r));
     try {
       process.kill(-c.pid!, signal);
     } catch {
       c.kill(signal);
     }
-    await gone;
+    await exited;
+  };
+  // Kills the daemon and its example agent (one process group), and an agent started here.
+  const killGroup = async (signal: NodeJS.Signals) => {
+    await killChild(agent, signal);
+    agent = null;
+    await killChild(child, signal);
   };
   await launch();
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     stateDir,
+    pairLink: () =>
+      new Promise((resolve, reject) => {
+        execFile(process.execPath, [
+          "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"),
+          "pair", "--json", "--state-dir", stateDir, "--url", url,
+        ], { cwd: root }, (err, stdout) => (err ? reject(err) : resolve((JSON.parse(stdout) as { link: string }).link)));
+      }),
     kill: () => killGroup("SIGKILL"),
     start: launch,
     async stop() {
       await killGroup("SIGTERM");
       rmSync(stateDir, { recursive: true, force: true });
+    },
+    async killAgent() {
+      const pids = examplePids(stateDir);
+      if (pids.length !== 1) throw new Error(`expected one example agent for ${stateDir}, found ${pids.length}`);
+      process.kill(pids[0]!, "SIGKILL");
+      await gone(pids[0]!);
+      agent = null;
+    },
+    async startAgent() {
+      // The same command line as server/src/cli/example-agent.ts.
+      const dir = join(stateDir, "example");
+      const c = spawn(process.execPath, [
+        "--conditions=collie-source", "--disable-warning=ExperimentalWarning", EXAMPLE, "--socket", join(dir, "desk.sock"), "--store", join(dir, "desk.json"),
+      ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
+      agent = c;
+      await readyLine(c, "the example agent", (line) => line.startsWith('{"ready":true'));
     },
   };
 }

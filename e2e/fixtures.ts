@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startCollie, type CollieServer } from "./collie.ts";
 
-export const test = base.extend<{ shot: (name: string) => Promise<void> }, { collie: CollieServer }>({
+export const test = base.extend<{ shot: (name: string) => Promise<void> }, { collie: CollieServer; pairedState: string }>({
   collie: [
     async ({}, use) => {
       const collie = await startCollie();
@@ -13,6 +13,23 @@ export const test = base.extend<{ shot: (name: string) => Promise<void> }, { col
     },
     { scope: "worker" },
   ],
+  // Pairs a phone once per worker through the same path a user takes (X-1): `collie pair` prints a
+  // link, the phone opens it and taps Pair. Every page of the worker then carries that pairing.
+  pairedState: [
+    async ({ browser, collie }, use) => {
+      const context = await browser.newContext({ baseURL: collie.url });
+      const page = await context.newPage();
+      await page.goto(await collie.pairLink());
+      await page.getByRole("button", { name: "Pair" }).click();
+      await expect(page.getByRole("heading", { name: "Collie" })).toBeVisible();
+      const file = join(collie.stateDir, "paired-state.json");
+      await context.storageState({ path: file });
+      await context.close();
+      await use(file);
+    },
+    { scope: "worker" },
+  ],
+  storageState: async ({ pairedState }, use) => use(pairedState),
   baseURL: async ({ collie }, use) => use(collie.url),
   // Saves a phone-size screenshot for a reviewer (test-results/screens, not committed).
   shot: async ({ page }, use) => {

@@ -2,16 +2,36 @@
  * Builds the Fastify app from its parts; never listens (server.ts does). Tests build one per test
  * and close it.
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import websocket from "@fastify/websocket";
 import { apiRoutes, type ApiDeps } from "./routes/api.ts";
 import { liveRoute } from "./routes/live.ts";
 import { staticRoutes } from "./routes/static.ts";
+import { pushRoutes } from "./routes/push.ts";
+import type { PushService } from "./push/push.ts";
+import { installGate, type GateOptions } from "./security/gate.ts";
+import { pairRoutes } from "./security/pair-route.ts";
 
-export async function buildApp(deps: ApiDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+/** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every registered route (method and URL pattern). */
+    collieRoutes: { method: string; url: string }[];
+  }
+}
+
+export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 256 * 1024,
+    // Path parameters are wire ids, up to 128 bytes (S-11), so up to 384 characters once
+    // percent-encoded; Fastify's default (100) turned a valid long pane id into a 414.
+    maxParamLength: 512,
+    // A URL the router cannot read (broken percent-encoding, a parameter over that length) answers
+    // in the API's own shape too, not Fastify's.
+    frameworkErrors: (err, _req, reply) => {
+      (reply as unknown as FastifyReply).code(400).send({ error: "bad-request", message: err.message });
+    },
   });
   app.addHook("onSend", async (_req, reply, payload) => {
     // API answers are live state: never cached (X-2 asks for it; cheap to have from the start).
@@ -23,12 +43,32 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: boolean } = {}): 
   // (shared/api.ts COLLIE_ERRORS), not Fastify's default body.
   app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string }, _req, reply) => {
     if (err.validation !== undefined || err.statusCode === 400) return reply.code(400).send({ error: "bad-request", message: err.message });
+    // So is a body over the limit (413, the wire's own code for it) or one that is not JSON (L-2).
+    if (err.statusCode === 413) return reply.code(413).send({ error: "too-large", message: "The body is larger than 256 KiB." });
+    if (err.statusCode !== undefined && err.statusCode > 400 && err.statusCode < 500) return reply.code(400).send({ error: "bad-request", message: err.message });
     throw err;
   });
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "not-found", message: "No such route." }));
+  // Every route is recorded, so a test can prove that none skips the gate.
+  const routes: { method: string; url: string }[] = [];
+  app.decorate("collieRoutes", routes);
+  app.addHook("onRoute", (r) => {
+    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url });
+  });
+  // Every request passes the front door's checks first: host, origin, paired device (X-1, X-2).
+  installGate(app, {
+    ...deps.gate,
+    port: () => {
+      const address = app.server.address();
+      return address && typeof address === "object" ? address.port : null;
+    },
+  });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(async (scope) => pairRoutes(scope, deps.gate.devices));
   await app.register(async (scope) => {
     await apiRoutes(scope, deps);
     await liveRoute(scope, deps);
+    if (deps.push) await pushRoutes(scope, deps.push);
   });
   await app.register(async (scope) => staticRoutes(scope));
   return app;

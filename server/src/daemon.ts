@@ -14,6 +14,13 @@ import { loadSources, SourcesError, type AgentSource } from "./sources/sources.t
 import { openStateDb, type StateDb } from "./store/db.ts";
 import { HeldAnswers } from "./store/held-answers.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
+import type { Ask } from "@colliepwa/durable-sdk/wire";
+import { PushService, type PushOptions } from "./push/push.ts";
+import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
+import { Devices } from "./security/devices.ts";
+import { AuditLog } from "./security/audit.ts";
+import { startAdminSocket } from "./security/admin.ts";
+import type { Server } from "node:http";
 
 export interface DaemonOptions {
   /** sources.json to read and watch; or fixed sources (the embedded default, tests). */
@@ -21,6 +28,12 @@ export interface DaemonOptions {
   stateDir: string | ":memory:";
   log?: (line: string) => void;
   tuning?: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs">;
+  /** Secret masking (R-1); default from COLLIE_REDACT (on unless `off`). */
+  redact?: boolean;
+  /** Web Push (U-1…U-4): options for tests (a local push service, a clock), or false for none. */
+  push?: Omit<PushOptions, "db" | "log"> | false;
+  /** Host names of front doors besides loopback (X-1), e.g. `collie.example.ts.net`. */
+  extraHosts?: string[];
 }
 
 export class Daemon {
@@ -29,7 +42,12 @@ export class Daemon {
   readonly live: LiveHub;
   readonly held: HeldAnswers;
   readonly forwarder: Forwarder;
+  /** Web Push, or null when it is off (damaged VAPID keys, or `push: false`). */
+  push: PushService | null = null;
+  readonly devices: Devices;
+  readonly audit: AuditLog;
   readonly #state: StateDb;
+  #admin: Server | null = null;
   readonly #log: (line: string) => void;
   readonly #opts: DaemonOptions;
   #watcher: FSWatcher | null = null;
@@ -38,8 +56,10 @@ export class Daemon {
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
+    this.devices = parts.devices;
+    this.audit = parts.audit;
     this.agents = parts.agents;
     this.live = parts.live;
     this.held = parts.held;
@@ -55,6 +75,37 @@ export class Daemon {
     const held = new HeldAnswers(state);
     const live = new LiveHub();
     let forwarder!: Forwarder;
+    // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
+    // titles and bodies in the push service, history rows in the history route (docs/push.md).
+    const redact = opts.redact ?? redactionEnabled();
+    let push: PushService | null = null;
+    if (opts.push !== false) {
+      try {
+        const subject = process.env.COLLIE_PUSH_SUBJECT;
+        push = PushService.open({ db: state.db, log, redact, ...(subject ? { subject } : {}), ...opts.push });
+      } catch (err) {
+        log(`push is off: ${(err as Error).message}`);
+      }
+    }
+    // An ask starts a push (U-1…U-3); its end withdraws the notification. Never in the way of the
+    // live hub: a push problem is logged, the phone's UI gets the ask regardless.
+    const pushAsk = (agent: string, paneId: string, ask: Ask) => {
+      if (!push) return;
+      try {
+        const conn = agents.get(agent);
+        push.ask({ agent, machine: conn?.summary().machine ?? null, paneId, paneTitle: conn?.mirror.detail(paneId)?.conversation.title ?? "", ask });
+      } catch (err) {
+        log(`push: ${(err as Error).message}`);
+      }
+    };
+    const pushAskClosed = (agent: string, paneId: string, askId: string) => {
+      if (!push) return;
+      try {
+        push.askClosed({ agent, machine: agents.get(agent)?.summary().machine ?? null, paneId, askId });
+      } catch (err) {
+        log(`push: ${(err as Error).message}`);
+      }
+    };
     const agents = new AgentManager(
       {
         summary: (agent) => live.publish({ type: "agent", agent }),
@@ -64,8 +115,14 @@ export class Daemon {
             case "conversation": live.publish({ type: "conversation", conversation: change.conversation }); break;
             case "conversation-removed": live.publish({ type: "conversation-removed", agent, id: change.id }); break;
             case "item": live.publish({ type: "item", agent, paneId: change.paneId, item: change.item }); break;
-            case "ask": live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask }); break;
-            case "ask-closed": live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title }); break;
+            case "ask":
+              live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask });
+              pushAsk(agent, change.paneId, change.ask);
+              break;
+            case "ask-closed":
+              live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title });
+              pushAskClosed(agent, change.paneId, change.askId);
+              break;
             case "view": live.publish({ type: "view", agent, paneId: change.paneId, detail: change.detail }); break;
             case "counts": break; // the connection publishes its summary
           }
@@ -73,13 +130,21 @@ export class Daemon {
         applied: (agent) => forwarder.deliverHeld(agent),
       },
       log,
-      opts.tuning,
+      { ...opts.tuning, ...(redact ? { present: maskConversation } : {}) },
     );
     forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
     });
-    const app = await buildApp({ agents, forwarder, live });
-    const daemon = new Daemon(app, { agents, live, held, forwarder, state }, opts, log);
+    const devices = new Devices(state);
+    const audit = new AuditLog(opts.stateDir);
+    // A revoked phone is locked out at once, its open WebSocket included (X-1).
+    devices.onRevoked((id) => live.closeDevice(id));
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
+    daemon.push = push;
+    if (opts.stateDir !== ":memory:") {
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries() });
+    }
     held.expire(Date.now());
     daemon.#expireTimer = setInterval(() => held.expire(Date.now()), 60 * 60 * 1000);
     daemon.#expireTimer.unref();
@@ -125,10 +190,13 @@ export class Daemon {
 
   async close(): Promise<void> {
     this.#watcher?.close();
+    const admin = this.#admin;
+    if (admin) await new Promise<void>((done) => admin.close(() => done()));
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
     await this.agents.stopAll();
     await this.app.close();
+    this.push?.close(); // sends in flight finish without touching the closed database
     this.#state.close();
   }
 }

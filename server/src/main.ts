@@ -4,7 +4,10 @@
  *
  *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
- *   collie agents [--port N] [--host H]
+ *   collie agents [--state-dir D]
+ *   collie pair [--url ORIGIN] [--state-dir D] [--json]
+ *   collie devices [--state-dir D]
+ *   collie devices revoke <id> [--state-dir D]
  */
 import { existsSync } from "node:fs";
 import { Daemon } from "./daemon.ts";
@@ -15,11 +18,18 @@ import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
+import { adminRequest } from "./security/admin.ts";
+import qrcode from "qrcode-terminal";
 
 const USAGE = `usage:
   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
-  collie agents [--port N] [--host H]`;
+  collie agents [--state-dir D]
+  collie pair [--url ORIGIN] [--state-dir D] [--json]
+  collie devices [--state-dir D]
+  collie devices revoke <id> [--state-dir D]
+
+  serve also takes --allow-host NAME (repeatable via COLLIE_ALLOWED_HOSTS=a,b) for a front door.`;
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(["help"]));
@@ -31,6 +41,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === "serve") return serve(args);
   if (command === "durable" && rest[0] === "attach") return attachCommand(args, rest.slice(1));
   if (command === "agents") return agents(args);
+  if (command === "pair") return pair(args);
+  if (command === "devices" && rest[0] === "revoke") return revoke(args, rest[1]);
+  if (command === "devices" && rest.length === 0) return devices(args);
   throw new UsageError(`unknown command ${JSON.stringify(args.positionals.join(" "))}`);
 }
 
@@ -49,11 +62,11 @@ async function serve(args: Args): Promise<number> {
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
   if (existsSync(sources)) {
-    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state });
+    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args) });
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);
   } else {
     example = await startExampleAgent(state);
-    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state });
+    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args) });
     console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
     console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
   }
@@ -63,6 +76,7 @@ async function serve(args: Args): Promise<number> {
   await buildWebIfMissing();
   const address = await daemon.app.listen({ host, port: port(args) });
   console.log(`collie: listening on ${address} (state in ${state})`);
+  console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
   const stop = async () => {
     await daemon.close();
     await example?.stop();
@@ -87,17 +101,20 @@ function attachCommand(args: Args, rest: string[]): number {
   return 0;
 }
 
+function extraHosts(args: Args): string[] {
+  const list = [flag(args, "allow-host"), ...(process.env.COLLIE_ALLOWED_HOSTS ?? "").split(",")];
+  return list.map((h) => (h ?? "").trim()).filter(Boolean);
+}
+
+/** Talks to the running daemon over its owner-only admin socket in the state directory. */
+async function admin(args: Args, method: string, path: string): Promise<Record<string, unknown>> {
+  const r = await adminRequest(stateDir(flag(args, "state-dir")), method, path);
+  if (r.status !== 200) throw new Error(String(r.body.message ?? `the daemon answered ${r.status}`));
+  return r.body;
+}
+
 async function agents(args: Args): Promise<number> {
-  const host = flag(args, "host") ?? DEFAULT_HOST;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port(args)}/api/agents`;
-  let list: AgentSummary[];
-  try {
-    const res = await fetch(url);
-    list = ((await res.json()) as { agents: AgentSummary[] }).agents;
-  } catch {
-    console.error(`collie: no Collie answers at ${url}; start it with: collie serve`);
-    return 1;
-  }
+  const list = (await admin(args, "GET", "/agents")).agents as AgentSummary[];
   if (list.length === 0) {
     console.log("no durable agents attached");
     return 0;
@@ -112,6 +129,40 @@ async function agents(args: Args): Promise<number> {
   const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join("  ");
   console.log(line(["NAME", "STATE", "REACH", "CONVERSATIONS"]));
   for (const r of rows) console.log(line(r));
+  return 0;
+}
+
+/** `collie pair`: a one-time link (and QR code) with a short-lived code (X-1). */
+async function pair(args: Args): Promise<number> {
+  const { code, expiresAt } = (await admin(args, "POST", "/pair-codes")) as { code: string; expiresAt: number };
+  const origin = (flag(args, "url") ?? `http://${DEFAULT_HOST}:${port(args)}`).replace(/\/+$/, "");
+  const link = `${origin}/#/pair/${code}`;
+  if (args.flags.has("json")) {
+    console.log(JSON.stringify({ code, link, expiresAt: new Date(expiresAt).toISOString() }));
+    return 0;
+  }
+  console.log(`Open this link on your phone (valid for 10 minutes, once):\n\n  ${link}\n`);
+  qrcode.generate(link, { small: true }, (qr: string) => console.log(qr));
+  console.log(`Or type the code on the pairing page: ${code}`);
+  return 0;
+}
+
+async function devices(args: Args): Promise<number> {
+  const list = (await admin(args, "GET", "/devices")).devices as { id: string; name: string; createdAt: number; lastSeen: number }[];
+  if (list.length === 0) {
+    console.log("no paired devices");
+    return 0;
+  }
+  for (const d of list) {
+    console.log(`${d.id}  ${d.name}  paired ${new Date(d.createdAt).toISOString()}  last seen ${new Date(d.lastSeen).toISOString()}`);
+  }
+  return 0;
+}
+
+async function revoke(args: Args, id: string | undefined): Promise<number> {
+  if (!id) throw new UsageError("collie devices revoke needs a device id (see: collie devices)");
+  await admin(args, "DELETE", `/devices/${encodeURIComponent(id)}`);
+  console.log(`collie: revoked ${id}`);
   return 0;
 }
 

@@ -135,3 +135,111 @@ export const COLLIE_ERRORS = Object.freeze({
   "bad-request": 400,
   "agent-failed": 502,
 } as const);
+
+// ---------------------------------------------------------------------------------------------
+// Web Push (U-1…U-4, P-27; docs/push.md). The phone subscribes with Collie's VAPID public key and
+// registers the subscription; the daemon sends the payloads below, encrypted (aes128gcm). The
+// service worker reads them with `import type` only, so it stays one self-contained file.
+
+/** base64url without padding (RFC 4648 §5), as `PushSubscription.toJSON()` writes keys. */
+const B64URL = "^[A-Za-z0-9_-]+={0,2}$";
+
+/** A browser's push subscription, as `PushSubscription.toJSON()` gives it. */
+export const PushSubscriptionJson = Type.Object({
+  endpoint: Type.String({ minLength: 8, maxLength: 2048 }),
+  expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  keys: Type.Object({
+    /** The browser's P-256 public key (65 bytes uncompressed). */
+    p256dh: Type.String({ minLength: 80, maxLength: 100, pattern: B64URL }),
+    /** The 16-byte auth secret. */
+    auth: Type.String({ minLength: 16, maxLength: 32, pattern: B64URL }),
+  }),
+});
+export type PushSubscriptionJson = Static<typeof PushSubscriptionJson>;
+
+/**
+ * `POST /api/push/subscriptions`: register this device's subscription. A device that subscribed
+ * again (a new key, a browser that rotated its endpoint) names the endpoint it replaces, so the
+ * old one is dropped at once instead of waiting for a 404/410 (U-4).
+ */
+export const PushSubscribeRequest = Type.Object({
+  subscription: PushSubscriptionJson,
+  replaces: Type.Optional(Type.String({ minLength: 8, maxLength: 2048 })),
+});
+export type PushSubscribeRequest = Static<typeof PushSubscribeRequest>;
+
+/** `DELETE /api/push/subscriptions`: this device opted out. */
+export const PushUnsubscribeRequest = Type.Object({
+  endpoint: Type.String({ minLength: 8, maxLength: 2048 }),
+});
+export type PushUnsubscribeRequest = Static<typeof PushUnsubscribeRequest>;
+
+/** `GET /api/push/key`: the VAPID public key (base64url, 65 bytes) for `pushManager.subscribe`. */
+export interface PushKeyReply {
+  publicKey: string;
+}
+
+/** The reply to `POST /api/push/subscriptions` (201 new, 200 known). */
+export interface PushSubscribeReply {
+  ok: true;
+  /** True when `replaces` named a subscription Collie had and dropped. */
+  replaced: boolean;
+}
+
+/** The reply to `DELETE /api/push/subscriptions`. */
+export interface PushUnsubscribeReply {
+  removed: boolean;
+}
+
+/** The version of the push payload; the service worker shows a plain notice for any other. */
+export const PUSH_PAYLOAD_VERSION = 1;
+
+interface PushPayloadBase {
+  v: typeof PUSH_PAYLOAD_VERSION;
+  /** The notification tag: one per durable agent, so a burst collapses into one notification. */
+  tag: string;
+  agent: string;
+  /** The crew member's name; null for this machine's own agents (C-1). */
+  machine: string | null;
+}
+
+/** An ask needs you (U-2): `Permission needed in <pane>` or the agent's own title and line. */
+export interface PushAskPayload extends PushPayloadBase {
+  type: "ask";
+  title: string;
+  body: string;
+  paneId: string;
+  askId: string;
+  /** Where a tap goes: the conversation with the card (`askUrl`). Same-origin, relative. */
+  url: string;
+}
+
+/** The one push of an agent over 30 asks an hour (U-1): `A durable agent on {host} is raising many asks`. */
+export interface PushManyAsksPayload extends PushPayloadBase {
+  type: "many-asks";
+  title: string;
+  body: string;
+  /** The agent's home (`agentUrl`). */
+  url: string;
+}
+
+/** The ask was answered, expired or decided: withdraw its notification (no notification shown). */
+export interface PushClearPayload extends PushPayloadBase {
+  type: "clear";
+  paneId: string;
+  askId: string;
+}
+
+/** Everything Collie pushes; encrypted JSON, at most a few hundred bytes. */
+export type PushPayload = PushAskPayload | PushManyAsksPayload | PushClearPayload;
+
+/** The PWA's address of a conversation with one ask's card (a hash route; `/ask/<id>` names the card). */
+export function askUrl(agent: string, paneId: string, askId: string): string {
+  const e = encodeURIComponent;
+  return `/#/agent/${e(agent)}/pane/${e(paneId)}/ask/${e(askId)}`;
+}
+
+/** The PWA's address of a durable agent's home. */
+export function agentUrl(agent: string): string {
+  return `/#/agent/${encodeURIComponent(agent)}`;
+}

@@ -8,9 +8,14 @@ import { Chat } from "./features/chat/Chat.tsx";
 import { NewConversation } from "./features/new/NewConversation.tsx";
 import { ConnectionBanner } from "./ui/ConnectionBanner.tsx";
 import { UpdateBanner } from "./ui/UpdateBanner.tsx";
+import { Pair } from "./features/pair/Pair.tsx";
+import { usePhoneState } from "./app/react.ts";
 
 export function App() {
   const route = useRoute();
+  const { unpaired } = usePhoneState();
+  // Pairing comes first: a pairing link always opens the pairing screen; an unpaired phone sees how to pair.
+  if (route.name === "pair" || unpaired) return <div className="app"><Pair code={route.name === "pair" ? route.code : null} /></div>;
   return (
     <div className="app">
       <ConnectionBanner />

@@ -4,7 +4,7 @@
  * status and body come back as they are, so the phone can show P-15's words. An answer that cannot
  * be delivered now is held and delivered when the same ask is open again.
  */
-import { parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import { AgentUnreachable } from "../agents/client.ts";
@@ -110,11 +110,33 @@ export class Forwarder {
 }
 
 /**
- * The agent's reply as the phone gets it: a success must be a `WriteOk` and anything else an
- * `ErrorBody` (L-2); the validators rebuild it from known keys. A reply that is neither is refused.
+ * The agent's reply as the phone gets it: a success must be a `200 WriteOk` and anything else a
+ * 4xx or 5xx `ErrorBody` (L-2); the validators rebuild it from known keys. A reply that is neither
+ * is refused: another status (`204`, `302`, `600` …) the phone could not read, or Fastify could
+ * not even send, is `502 agent-failed` too.
  */
-function asOutcome(status: number, body: unknown): Outcome {
-  const parsed = status >= 200 && status < 300 ? parseWriteOk(body) : parseErrorBody(body);
+export function asOutcome(status: number, body: unknown): Outcome {
+  if (status !== 200 && (status < 400 || status > 599)) return collieError(502, "agent-failed", `The durable agent answered with status ${status}.`);
+  if (status === 200) {
+    const parsed = parseWriteOk(body);
+    if (!parsed.ok) return collieError(502, "agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
+    return { status, body: parsed.value as unknown as Record<string, unknown> };
+  }
+  const parsed = parseErrorBody(body);
   if (!parsed.ok) return collieError(502, "agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
-  return { status, body: parsed.value as unknown as Record<string, unknown> };
+  return { status, body: catalogErrorBody(parsed.value) };
+}
+
+/**
+ * An agent's error body with only the keys the wire's catalog names (W-5: `error`, `message` and
+ * the extras `revision`, `reason`, `speaks`), each of its documented shape, text cleaned and cut
+ * like every other agent text (L-2). Anything else an agent adds (a huge array, a value nested
+ * thousands of levels deep) never reaches the phone: it could not even be serialized.
+ */
+function catalogErrorBody(b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { error: b.error, message: cleanText(String(b.message), 4096).text };
+  if (typeof b.revision === "string" && /^[0-9a-f]{16}$/.test(b.revision)) out.revision = b.revision;
+  if (typeof b.reason === "string") out.reason = cleanText(b.reason, 4096).text;
+  if (Array.isArray(b.speaks) && b.speaks.length >= 1 && b.speaks.length <= 16 && b.speaks.every((v) => Number.isSafeInteger(v) && (v as number) >= 1)) out.speaks = [...b.speaks];
+  return out;
 }

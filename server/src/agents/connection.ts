@@ -4,8 +4,9 @@
  * the phone, N-1). On any failure the agent is `unreachable` and the loop retries on a fixed delay
  * table; a cursor of the same agent instance resumes without loss, another instance resyncs.
  */
+import { lstatSync } from "node:fs";
 import { parseEventsPage, parseHello, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
-import type { AgentState, AgentSummary } from "@colliepwa/shared";
+import type { AgentState, AgentSummary, Conversation } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
 import { cleanRawEventsPage, cleanRawHello } from "./incoming.ts";
 import { AgentMirror, type MirrorChange } from "./mirror.ts";
@@ -27,6 +28,8 @@ export interface ConnectionOptions {
   /** Called after a page was applied: held answers check here for their asks (D-5). */
   onApplied?: () => void;
   log: (line: string) => void;
+  /** Shapes every Conversation of this agent (secret masking, R-1); see AgentMirror. */
+  present?: (c: Conversation) => Conversation;
   /** For tests: shorter waits and delays. */
   waitMs?: number;
   retryDelaysMs?: readonly number[];
@@ -60,7 +63,7 @@ export class AgentConnection {
     this.mirror = new AgentMirror(opts.name, (change) => {
       opts.onChange(change);
       if (change.type === "counts") this.#publish();
-    });
+    }, opts.present);
   }
 
   get state(): AgentState {
@@ -155,6 +158,8 @@ export class AgentConnection {
   }
 
   async #connect(): Promise<void> {
+    // A socket someone else owns could be an impostor waiting for our answers (X-3): refuse it.
+    if (this.#opts.endpoint.kind === "socket") checkSocketOwner(this.#opts.endpoint.path);
     const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
     if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
     cleanRawHello(reply.body);
@@ -231,6 +236,19 @@ export class AgentConnection {
 }
 
 class VersionMismatch extends Error {}
+
+/** Throws AgentUnreachable when the socket is not a socket or belongs to another user. */
+function checkSocketOwner(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // missing: the request says so in its own words
+  }
+  if (!st.isSocket()) throw new AgentUnreachable("the socket path is not a socket");
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) throw new AgentUnreachable("the socket belongs to another user; Collie refuses it");
+}
 class MalformedReply extends Error {}
 
 function errorCode(body: unknown): string {

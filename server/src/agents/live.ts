@@ -11,6 +11,9 @@ export interface LiveClient {
   send(message: LiveMessage): void;
   /** Panes this client shows, as `<agent>\n<pane>`. */
   watching: Set<string>;
+  /** The paired device on the other end (X-1). */
+  deviceId: string | null;
+  close(code: number, reason: string): void;
 }
 
 /** How many recent messages a reconnecting phone can resume from. */
@@ -23,7 +26,13 @@ export class LiveHub {
    * being "resumed" into a run it never saw (P-26). Safe integers last for centuries from here.
    */
   #seq = Date.now() * 1000;
-  readonly #recent: LiveMessage[] = [];
+  /**
+   * The newest messages, oldest first, from `#head` on. Dropping the oldest moves `#head` (and
+   * lets go of the message); the array is compacted once per RESUME_BUFFER messages, so a publish
+   * costs no shift of the whole buffer.
+   */
+  readonly #recent: (LiveMessage | undefined)[] = [];
+  #head = 0;
   readonly #clients = new Set<LiveClient>();
 
   get seq(): number {
@@ -33,7 +42,13 @@ export class LiveHub {
   publish(message: Unnumbered): void {
     const numbered = { ...message, seq: ++this.#seq } as LiveMessage;
     this.#recent.push(numbered);
-    if (this.#recent.length > RESUME_BUFFER) this.#recent.splice(0, this.#recent.length - RESUME_BUFFER);
+    if (this.#recent.length - this.#head > RESUME_BUFFER) {
+      this.#recent[this.#head++] = undefined;
+      if (this.#head >= RESUME_BUFFER) {
+        this.#recent.splice(0, this.#head);
+        this.#head = 0;
+      }
+    }
     for (const client of this.#clients) if (wants(client, numbered)) client.send(numbered);
   }
 
@@ -41,9 +56,11 @@ export class LiveHub {
   since(since: number): LiveMessage[] | null {
     if (since > this.#seq) return null;
     if (since === this.#seq) return [];
-    const first = this.#recent[0];
+    const first = this.#recent[this.#head];
     if (!first || first.seq > since + 1) return null;
-    return this.#recent.filter((m) => m.seq > since);
+    const out: LiveMessage[] = [];
+    for (let i = this.#head; i < this.#recent.length; i++) if (this.#recent[i]!.seq > since) out.push(this.#recent[i]!);
+    return out;
   }
 
   add(client: LiveClient): void {
@@ -52,6 +69,18 @@ export class LiveHub {
 
   remove(client: LiveClient): void {
     this.#clients.delete(client);
+  }
+
+  /** Cuts off every WebSocket of a revoked device at once (X-1). */
+  closeDevice(deviceId: string): number {
+    let n = 0;
+    for (const client of [...this.#clients]) {
+      if (client.deviceId !== deviceId) continue;
+      this.#clients.delete(client);
+      client.close(4401, "device revoked");
+      n++;
+    }
+    return n;
   }
 
   get clients(): number {

@@ -28,10 +28,16 @@ export class AgentMirror {
   #layout: Layout = { ready: false, workspaces: [], tabs: [], panes: [] };
   readonly #panes = new Map<string, PaneMirror>();
   readonly #onChange: (change: MirrorChange) => void;
+  readonly #present: (c: Conversation) => Conversation;
 
-  constructor(agent: string, onChange: (change: MirrorChange) => void) {
+  /**
+   * `present` shapes every Conversation this mirror hands out (the snapshot, the pane read and
+   * the WebSocket all take theirs from here): the daemon masks secrets in it (R-1).
+   */
+  constructor(agent: string, onChange: (change: MirrorChange) => void, present: (c: Conversation) => Conversation = (c) => c) {
     this.agent = agent;
     this.#onChange = onChange;
+    this.#present = present;
   }
 
   get ready(): boolean {
@@ -153,7 +159,7 @@ export class AgentMirror {
     const first = p.asks.values().next().value as Ask | undefined;
     const c: Conversation = { ...p.summary, agent: this.agent, workspaceTitle };
     if (first) c.pendingQuestion = first.title;
-    return c;
+    return this.#present(c);
   }
 
   #detail(p: PaneMirror): PaneDetail {

@@ -8,17 +8,22 @@ import {
   AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
   type Snapshot,
 } from "@colliepwa/shared";
-import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import { AgentUnreachable } from "../agents/client.ts";
-import type { Forwarder } from "../actions/forward.ts";
+import { asOutcome, type Forwarder } from "../actions/forward.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
+import type { AuditLog } from "../security/audit.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
   forwarder: Forwarder;
   live: LiveHub;
+  /** One line per phone write (action, agent, pane, request id, device, outcome). */
+  audit?: AuditLog;
+  /** Secret masking (R-1) of the history rows' titles and subtitles; open conversations are masked where the mirror builds them. */
+  mask?: (text: string) => string;
 }
 
 const READ_TIMEOUT_MS = 10_000;
@@ -50,17 +55,20 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
   // never on a timer; the agent's answer is checked before it is passed on.
-  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, check: (v: unknown) => { ok: boolean; error?: string }) => {
+  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }) => {
     const conn = deps.agents.get(agent);
     if (!conn) return { status: 404, body: { error: "unknown-agent", message: "No such durable agent." } };
     if (conn.state === "version-mismatch") return { status: 409, body: { error: "agent-version-mismatch", message: "The durable agent speaks another wire version." } };
     if (conn.state !== "ready") return { status: 503, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
     try {
       const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
-      if (r.status !== 200) return { status: r.status, body: r.body };
+      // The agent's own error passes through as the catalog has it; any other reply is agent-failed (L-2).
+      if (r.status !== 200) return asOutcome(r.status, r.body);
       const parsed = check(r.body);
       if (!parsed.ok) return { status: 502, body: { error: "agent-failed", message: `The durable agent's reply was malformed: ${parsed.error}` } };
-      return { status: 200, body: r.body };
+      // What the validator rebuilt from the keys it knows, not the raw body: an unknown key (a value
+      // nested thousands of levels deep, say) never reaches the phone.
+      return { status: 200, body: parsed.value };
     } catch (err) {
       if (err instanceof AgentUnreachable) return { status: 504, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
       throw err;
@@ -74,6 +82,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   };
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", async (req, reply) => {
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
+    if (r.status === 200 && deps.mask) r.body = maskHistory(r.body as HistoryPage, deps.mask);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", async (req, reply) => {
@@ -87,9 +96,16 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: unknown; body: unknown }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+    async (req: { params: unknown; body: unknown; device?: { id: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
-      const outcome = await deps.forwarder.action(p.agent!, route, params(p), req.body as { requestId: string });
+      const body = req.body as { requestId: string };
+      const outcome = await deps.forwarder.action(p.agent!, route, params(p), body);
+      const code = outcome.body.error;
+      deps.audit?.write({
+        action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
+        device: req.device?.id ?? "unknown", status: outcome.status,
+        outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
+      });
       return reply.code(outcome.status).send(outcome.body);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
@@ -102,4 +118,16 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   app.post("/api/agents/:agent/close", { schema: { body: TargetRequest } }, forward("close", () => ({})));
   app.post("/api/agents/:agent/reopen", { schema: { body: TargetRequest } }, forward("reopen", () => ({})));
   app.post("/api/agents/:agent/starters/:starter", { schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
+}
+
+/** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */
+function maskHistory(page: HistoryPage, mask: (text: string) => string): HistoryPage {
+  return {
+    ...page,
+    rows: page.rows.map((row) => {
+      const out = { ...row, title: mask(row.title) };
+      if (row.subtitle !== undefined) out.subtitle = mask(row.subtitle);
+      return out;
+    }),
+  };
 }

@@ -17,6 +17,8 @@ const MAX_WATCHED = 64;
 export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   app.get<{ Querystring: { since?: string } }>("/api/live", { websocket: true }, (socket: WebSocket, req) => {
     const client: LiveClient = {
+      deviceId: req.device?.id ?? null,
+      close: (code, reason) => socket.close(code, reason),
       watching: new Set(),
       send(message: LiveMessage) {
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));

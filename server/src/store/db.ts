@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { DEVICES_MIGRATION } from "../security/devices.ts";
 
 const MIGRATIONS: readonly string[] = [
   // 1: held answers (D-5)
@@ -20,6 +21,49 @@ const MIGRATIONS: readonly string[] = [
      held_at INTEGER NOT NULL
    );
    CREATE INDEX held_answers_agent ON held_answers (agent, ask_id);`,
+  // 2: paired devices and pairing codes (X-1)
+  DEVICES_MIGRATION,
+  // 3: web push (U-1…U-4, docs/push.md): the VAPID key pair (one row, made once, never replaced
+  // silently), the phones' subscriptions, the asks already seen (dedupe, U-3) and the limits'
+  // windows and silences (U-1), so a restart resets none of them.
+  `CREATE TABLE push_vapid (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     public_key TEXT NOT NULL,
+     private_key TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE push_subscriptions (
+     endpoint TEXT PRIMARY KEY,
+     p256dh TEXT NOT NULL,
+     auth TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     failures INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT
+   );
+   CREATE TABLE push_asks (
+     machine TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     ask_id TEXT NOT NULL,
+     seen_at INTEGER NOT NULL,
+     pushed INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (machine, agent, ask_id)
+   );
+   CREATE INDEX push_asks_seen ON push_asks (seen_at);
+   CREATE TABLE push_log (
+     machine TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     pane TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX push_log_agent ON push_log (machine, agent, at);
+   CREATE INDEX push_log_at ON push_log (at);
+   CREATE TABLE push_quiet (
+     machine TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     until INTEGER NOT NULL,
+     PRIMARY KEY (machine, agent)
+   );`,
 ];
 
 export interface StateDb {

@@ -22,6 +22,12 @@ export const HOLD_MS = 7 * 24 * 60 * 60 * 1000;
 
 export class HeldAnswers {
   readonly #state: StateDb;
+  /**
+   * The agents that have a held answer, read from the table when first needed and forgotten on
+   * every write. `forAgent` runs after every events page of every agent, and almost always finds
+   * nothing: this answers that without a query (every write goes through this class).
+   */
+  #agents: Set<string> | null = null;
 
   constructor(state: StateDb) {
     this.#state = state;
@@ -31,14 +37,18 @@ export class HeldAnswers {
     this.#state.db
       .prepare("INSERT OR REPLACE INTO held_answers (request_id, agent, pane_id, ask_id, revision, answer, held_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(a.requestId, a.agent, a.paneId, a.askId, a.revision, JSON.stringify(a.answer), a.heldAt);
+    this.#agents = null;
   }
 
   release(requestId: string): void {
     this.#state.db.prepare("DELETE FROM held_answers WHERE request_id = ?").run(requestId);
+    this.#agents = null;
   }
 
   /** The held answers of one agent, oldest first. */
   forAgent(agent: string): HeldAnswer[] {
+    this.#agents ??= new Set((this.#state.db.prepare("SELECT DISTINCT agent FROM held_answers").all() as { agent: string }[]).map((r) => r.agent));
+    if (!this.#agents.has(agent)) return [];
     const rows = this.#state.db
       .prepare("SELECT request_id, agent, pane_id, ask_id, revision, answer, held_at FROM held_answers WHERE agent = ? ORDER BY held_at")
       .all(agent) as { request_id: string; agent: string; pane_id: string; ask_id: string; revision: string; answer: string; held_at: number }[];
@@ -50,6 +60,7 @@ export class HeldAnswers {
 
   /** Drops answers held longer than HOLD_MS; returns how many. */
   expire(now: number): number {
+    this.#agents = null;
     return Number(this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ?").run(now - HOLD_MS).changes);
   }
 

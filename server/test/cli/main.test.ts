@@ -1,8 +1,8 @@
 /**
- * The `collie` command (D-6, D-7) as a child process: `collie agents` lists a running daemon's
+ * The `collie` command (D-6, D-7, X-1) as a child process: `collie agents` lists a running daemon's
  * agents with their state; `collie serve` with no sources.json runs the bundled example agent and
- * says where sources.json goes, and the phone API serves the example's conversations, history and
- * starters.
+ * says where sources.json goes; `collie pair` gives a one-time link a phone trades for its pairing,
+ * and the phone API then serves the example's conversations, history and starters.
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
@@ -30,8 +30,10 @@ after(async () => {
 
 test("collie agents lists a running daemon's agents with their state; no daemon is a clear error", async () => {
   const dir = tempDir();
+  const state = join(dir, "state");
   await startAgent("desk-agent.ts", ["--socket", join(dir, "desk.sock")]);
   const d = await TestDaemon.start({
+    stateDir: state,
     sources: {
       fixed: [
         { name: "desk", endpoint: { kind: "socket", path: join(dir, "desk.sock") }, key: "desk" },
@@ -41,7 +43,7 @@ test("collie agents lists a running daemon's agents with their state; no daemon 
   });
   await d.waitState("desk", "ready");
   await d.waitState("gone", "unreachable");
-  const r = await collie(["agents", "--port", String(d.port), "--host", "127.0.0.1"]);
+  const r = await collie(["agents", "--state-dir", state]);
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split("\n");
   assert.match(lines[0]!, /^NAME\s+STATE\s+REACH\s+CONVERSATIONS$/);
@@ -49,9 +51,9 @@ test("collie agents lists a running daemon's agents with their state; no daemon 
   assert.match(lines.find((l) => l.startsWith("gone"))!, /^gone\s+unreachable\s+local\s+\S.*/);
 
   await d.close();
-  const none = await collie(["agents", "--port", String(d.port)]);
+  const none = await collie(["agents", "--state-dir", state]);
   assert.equal(none.code, 1);
-  assert.match(none.stderr, /no Collie answers at http:\/\/127\.0\.0\.1:\d+\/api\/agents/);
+  assert.match(none.stderr, /no Collie is running with the state directory/);
 });
 
 test("collie serve without sources.json runs the bundled example agent and says where sources.json goes (D-7)", async () => {
@@ -67,25 +69,35 @@ test("collie serve without sources.json runs the bundled example agent and says 
   assert.ok(out.some((l) => l.includes(`no sources.json at ${sources}`) && l.includes("bundled example agent")), out.join("\n"));
   assert.ok(out.some((l) => l.includes("collie durable attach")), out.join("\n"));
 
+  // Pair the way a phone does: `collie pair` prints a one-time link; the code is traded for a cookie.
+  const paired = await collie(["pair", "--json", "--state-dir", join(dir, "state"), "--url", listening]);
+  assert.equal(paired.code, 0, paired.stderr);
+  const { code: pairCode, link } = JSON.parse(paired.stdout) as { code: string; link: string };
+  assert.equal(link, `${listening}/#/pair/${pairCode}`);
+  const unpaired = await fetch(`${listening}/api/snapshot`);
+  assert.equal(unpaired.status, 401);
+  const traded = await fetch(`${listening}/api/pair`, { method: "POST", headers: { "content-type": "application/json", origin: listening }, body: JSON.stringify({ code: pairCode, name: "test phone" }) });
+  assert.equal(traded.status, 200);
+  const cookie = traded.headers.get("set-cookie")!.split(";")[0]!;
+  const fetch2 = (url: string) => fetch(url, { headers: { cookie } });
   const snap = await until(async () => {
-    const s = (await (await fetch(`${listening}/api/snapshot`)).json()) as Snapshot;
+    const s = (await (await fetch2(`${listening}/api/snapshot`)).json()) as Snapshot;
     return s.agents.find((a) => a.name === "desk")?.state === "ready" && s.conversations.length > 0 ? s : undefined;
   }, "the example agent ready with conversations");
   const desk = snap.agents.find((a) => a.name === "desk")!;
   assert.equal(desk.reach, "local");
   assert.equal(desk.caps?.history, true);
-  const history = await fetch(`${listening}/api/agents/desk/history`);
+  const history = await fetch2(`${listening}/api/agents/desk/history`);
   assert.equal(history.status, 200);
   assert.ok(parseHistoryPage(await history.json()).ok);
-  const starters = await fetch(`${listening}/api/agents/desk/starters`);
+  const starters = await fetch2(`${listening}/api/agents/desk/starters`);
   assert.equal(starters.status, 200);
   const page = await starters.json();
   assert.ok(parseStartersPage(page).ok);
-  const pane = await fetch(`${listening}/api/agents/desk/panes/${encodeURIComponent(snap.conversations[0]!.id)}`);
+  const pane = await fetch2(`${listening}/api/agents/desk/panes/${encodeURIComponent(snap.conversations[0]!.id)}`);
   assert.equal(pane.status, 200);
 
-  const port = new URL(listening).port;
-  const listed = await collie(["agents", "--port", port]);
+  const listed = await collie(["agents", "--state-dir", join(dir, "state")]);
   assert.match(listed.stdout, /^desk\s+ready\s+local\s+\d+ open, \d+ waiting$/m);
 
   proc.kill("SIGTERM");

@@ -6,6 +6,7 @@ import { writeFileSync, renameSync } from "node:fs";
 import type { AgentSummary, Snapshot } from "@colliepwa/shared";
 import { Daemon, type DaemonOptions } from "../../src/daemon.ts";
 import { until } from "./wait.ts";
+import { authHeaders, DEVICE_TOKENS } from "./tokens.ts";
 
 export const TUNING = { waitMs: 1000, retryDelaysMs: [50, 100, 200] } as const;
 
@@ -22,6 +23,8 @@ export class TestDaemon {
   readonly port: number;
   /** Every line the daemon logged. */
   readonly logs: string[];
+  /** The paired test device's token. */
+  token = "";
   #closed = false;
 
   private constructor(daemon: Daemon, url: string, logs: string[]) {
@@ -31,16 +34,22 @@ export class TestDaemon {
     this.logs = logs;
   }
 
-  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string }): Promise<TestDaemon> {
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number }): Promise<TestDaemon> {
     const logs: string[] = [];
     const daemon = await Daemon.create({
       sources: opts.sources,
       stateDir: opts.stateDir ?? ":memory:",
       log: (line) => logs.push(line),
-      tuning: { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
+      tuning: opts.tuning ?? { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
     });
-    const url = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
+    const url = await daemon.app.listen({ host: "127.0.0.1", port: opts.port ?? 0 });
     const t = new TestDaemon(daemon, url, logs);
+    // Pair a device the way a phone does (a one-time code traded for a token), and use it.
+    const paired = daemon.devices.pair(daemon.devices.createCode().code, "test phone", "test");
+    if (!paired.ok) throw new Error("pairing the test device failed");
+    t.token = paired.token;
+    DEVICE_TOKENS.set(url, paired.token);
+    DEVICE_TOKENS.set(url.replace(/^http/, "ws"), paired.token);
     running.add(t);
     return t;
   }
@@ -50,12 +59,12 @@ export class TestDaemon {
   }
 
   async get<T = Record<string, unknown>>(path: string): Promise<Reply<T>> {
-    const res = await fetch(`${this.url}${path}`);
+    const res = await fetch(`${this.url}${path}`, { headers: authHeaders(this.url) });
     return { status: res.status, body: (await res.json()) as T };
   }
 
   async post<T = Record<string, unknown>>(path: string, body: unknown): Promise<Reply<T>> {
-    const res = await fetch(`${this.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${this.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...authHeaders(this.url) }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as T };
   }
 

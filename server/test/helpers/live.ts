@@ -2,6 +2,7 @@
 import WebSocket from "ws";
 import type { ClientMessage, LiveMessage } from "@colliepwa/shared";
 import { until } from "./wait.ts";
+import { authHeaders } from "./tokens.ts";
 
 const open = new Set<LiveClient>();
 
@@ -18,7 +19,7 @@ export class LiveClient {
 
   /** Connects to `<wsUrl>/api/live` (with `?since=` when given) and waits for the first message. */
   static async connect(wsUrl: string, since?: number): Promise<LiveClient> {
-    const socket = new WebSocket(`${wsUrl}/api/live${since === undefined ? "" : `?since=${since}`}`);
+    const socket = new WebSocket(`${wsUrl}/api/live${since === undefined ? "" : `?since=${since}`}`, { headers: authHeaders(wsUrl) });
     const client = new LiveClient(socket);
     open.add(client);
     await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@
  * (the fixture agent prints the request id each handler got); replays pass `replayed: true` through
  * and the ask outcome codes reach the phone as the agent said them (P-15).
  */
+import { authHeaders } from "../helpers/tokens.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -335,7 +336,7 @@ describe("actions (D-5): the phone's request id reaches the agent unchanged", ()
       assert.equal(r.body.error, "bad-request", JSON.stringify(r.body));
       assert.equal(typeof r.body.message, "string");
     }
-    const notJson = await fetch(`${d.url}/api/agents/desk/panes/p1/send`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    const notJson = await fetch(`${d.url}/api/agents/desk/panes/p1/send`, { method: "POST", headers: { "content-type": "application/json", ...authHeaders(d.url) }, body: "{nope" });
     assert.equal(notJson.status, 400);
     assert.equal(((await notJson.json()) as { error: string }).error, "bad-request");
     // Nothing reached the agent: a marker send is the next thing it prints.

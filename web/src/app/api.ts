@@ -3,7 +3,7 @@
  * failure is a NetworkError, so callers can tell "no reply" (retry with the same request id) from
  * a reply.
  */
-import type { PaneDetail, Snapshot } from "@colliepwa/shared";
+import type { PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
 import type { HistoryItemsPage, HistoryPage, StartersPage } from "@colliepwa/durable-sdk/wire";
 
 export class NetworkError extends Error {
@@ -26,7 +26,7 @@ export class Api {
     this.#fetch = fetchImpl;
   }
 
-  async #call<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<Reply<T>> {
+  async #call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown, signal?: AbortSignal): Promise<Reply<T>> {
     let res: Response;
     try {
       res = await this.#fetch(`${this.#base}${path}`, {
@@ -50,6 +50,14 @@ export class Api {
     return { status: res.status, body: parsed as T };
   }
 
+  /** Whether this device is paired (X-1): 200 when it is, 401 `unpaired` when not. */
+  me(): Promise<Reply<{ paired?: boolean; error?: string }>> {
+    return this.#call("GET", "/api/me");
+  }
+  /** Trades a one-time pairing code for this device's pairing (an HttpOnly cookie). */
+  pair(code: string, name: string): Promise<Reply<{ paired?: boolean; error?: string; message?: string }>> {
+    return this.#call("POST", "/api/pair", { code, name });
+  }
   snapshot(): Promise<Reply<Snapshot>> {
     return this.#call("GET", "/api/snapshot");
   }
@@ -68,6 +76,16 @@ export class Api {
   /** A phone action (P-14): the body carries the request id. */
   post(path: string, body: { requestId: string } & Record<string, unknown>): Promise<Reply> {
     return this.#call("POST", path, body);
+  }
+  /** Push opt-in (P-27, docs/push.md): the VAPID key, then this device's subscription. */
+  pushKey(): Promise<Reply<PushKeyReply>> {
+    return this.#call("GET", "/api/push/key");
+  }
+  pushSubscribe(body: PushSubscribeRequest): Promise<Reply<PushSubscribeReply>> {
+    return this.#call("POST", "/api/push/subscriptions", body);
+  }
+  pushUnsubscribe(endpoint: string): Promise<Reply<PushUnsubscribeReply>> {
+    return this.#call("DELETE", "/api/push/subscriptions", { endpoint });
   }
 }
 

@@ -33,15 +33,55 @@ export class Phone {
       onMessage: (m) => this.store.apply(m),
       onStatus: (s) => {
         this.store.setStatus(s);
-        if (s === "online") void this.outbox.flush();
+        if (s === "online") {
+          this.store.setUnpaired(false);
+          void this.outbox.flush();
+        }
+        // A socket that cannot open may mean this device is not paired (X-1): ask once.
+        if (s === "offline") void this.checkPaired();
       },
     });
   }
 
   async start(): Promise<void> {
     await this.outbox.load();
+    if (!(await this.checkPaired())) return;
     this.live.start();
     if (typeof window !== "undefined") window.addEventListener("online", () => this.live.retryNow());
+  }
+
+  /**
+   * Asks Collie whether this device is paired; when it is not, the reconnect loop stops and the
+   * app shows how to pair. True when paired or when Collie cannot be reached (then the reconnect
+   * loop carries on).
+   */
+  async checkPaired(): Promise<boolean> {
+    try {
+      const r = await this.api.me();
+      if (r.status === 401) {
+        this.store.setUnpaired(true);
+        this.live.close();
+        return false;
+      }
+      this.store.setUnpaired(false);
+    } catch {
+      // offline: nothing to learn now
+    }
+    return true;
+  }
+
+  /** Pairs this device with a one-time code, then connects. */
+  async pair(code: string, name: string): Promise<{ ok: true } | { ok: false; message: string }> {
+    let r;
+    try {
+      r = await this.api.pair(code, name);
+    } catch {
+      return { ok: false, message: "Collie cannot be reached. Try again." };
+    }
+    if (r.status !== 200) return { ok: false, message: r.body.message ?? "This pairing code is not valid. Run `collie pair` again." };
+    this.store.setUnpaired(false);
+    this.live.start();
+    return { ok: true };
   }
 
   /** Opens a chat: reads its content now and follows it live. */

@@ -4,6 +4,7 @@ import { useSyncExternalStore } from "react";
 export type Route =
   | { name: "dashboard" }
   | { name: "settings" }
+  | { name: "pair"; code: string }
   | { name: "home"; agent: string }
   | { name: "chat"; agent: string; pane: string }
   | { name: "closed"; agent: string; session: string }
@@ -19,6 +20,7 @@ export function parseRoute(hash: string): Route {
   });
   const [a, agent, b, c] = parts;
   if (a === "settings") return { name: "settings" };
+  if (a === "pair" && agent) return { name: "pair", code: agent };
   if (a !== "agent" || !agent) return { name: "dashboard" };
   if (b === "pane" && c) return { name: "chat", agent, pane: c };
   if (b === "closed" && c) return { name: "closed", agent, session: c };
@@ -31,6 +33,7 @@ export function href(route: Route): string {
   switch (route.name) {
     case "dashboard": return "#/";
     case "settings": return "#/settings";
+    case "pair": return `#/pair/${e(route.code)}`;
     case "home": return `#/agent/${e(route.agent)}`;
     case "chat": return `#/agent/${e(route.agent)}/pane/${e(route.pane)}`;
     case "closed": return `#/agent/${e(route.agent)}/closed/${e(route.session)}`;

@@ -19,6 +19,8 @@ export interface PhoneState {
   details: ReadonlyMap<string, PaneDetail>;
   /** Outcomes of held answers Collie delivered later (D-5), by request id. */
   heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
+  /** True when Collie said this device is not paired (X-1): the app shows how to pair. */
+  unpaired: boolean;
 }
 
 export const paneKey = (agent: string, pane: string): string => `${agent}\n${pane}`;
@@ -32,6 +34,7 @@ export class PhoneStore {
     conversations: new Map(),
     details: new Map(),
     heldOutcomes: new Map(),
+    unpaired: false,
   };
   readonly #listeners = new Set<() => void>();
 
@@ -41,6 +44,10 @@ export class PhoneStore {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   };
+
+  setUnpaired(unpaired: boolean): void {
+    if (unpaired !== this.#state.unpaired) this.#set({ unpaired });
+  }
 
   setStatus(status: LiveStatus): void {
     if (status !== this.#state.status) this.#set({ status });

@@ -3,6 +3,7 @@
  * update banner can offer `Reload`. Reloading loses nothing: unsent answers and sends live in the
  * outbox (idb-keyval) and go out again with the same request ids after the reload.
  */
+import { listenForNotificationOpens } from "./landing.ts";
 
 type Listener = () => void;
 
@@ -47,6 +48,7 @@ export function applyUpdate(): void {
 const UPDATE_CHECK_MS = 30 * 60 * 1000;
 
 export function registerServiceWorker(): void {
+  listenForNotificationOpens(); // a tap on a push opens the card (P-27)
   if (import.meta.env.DEV) return; // Vite's dev server serves no /sw.js
   if (typeof navigator === "undefined" || !("serviceWorker" in navigator) || !navigator.serviceWorker) return;
   const start = () => {

@@ -9,9 +9,15 @@
  * A new worker waits until the page asks it to take over (`SKIP_WAITING`, sent by the `Reload`
  * button of the update banner); on activate it drops the caches of older versions.
  *
- * Self-contained on purpose: it imports nothing the app imports, so the build keeps it one file.
+ * Push (P-27, U-2; docs/push.md): shows an ask's notification (one per agent: a burst collapses),
+ * withdraws it on a clear push, shows nothing while a Collie window is visible (the app shows the
+ * card), and on a tap opens the conversation at the card. A tap never answers the ask.
+ *
+ * Self-contained on purpose: it imports nothing the app imports, so the build keeps it one file
+ * (./push.ts is the worker's own, and takes only types from the shared contract).
  */
 import { version } from "../../package.json";
+import { clearPlan, clickUrl, collieVisible, parsePush, pickWindow, showPlan } from "./push.ts";
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -168,4 +174,79 @@ function isCacheable(res: Response, html: boolean): boolean {
 async function trim(cache: Cache): Promise<void> {
   const keys = await cache.keys();
   for (const k of keys.slice(0, Math.max(0, keys.length - MAX_ASSETS))) await cache.delete(k);
+}
+
+// ---- Push (P-27, U-1…U-4) -----------------------------------------------------------------------
+
+self.addEventListener("push", (event) => {
+  let text: string | null = null;
+  try {
+    text = event.data ? event.data.text() : null;
+  } catch {
+    text = null; // unreadable: FALLBACK below
+  }
+  event.waitUntil(onPush(text));
+});
+
+async function onPush(text: string | null): Promise<void> {
+  const payload = parsePush(text);
+  if (payload?.type === "clear") {
+    for (const n of await self.registration.getNotifications({ tag: payload.tag })) {
+      const plan = clearPlan(n.data, payload.askId, payload.tag);
+      if (plan.kind === "close") n.close();
+      else if (plan.kind === "replace") await self.registration.showNotification(plan.plan.title, plan.plan.options);
+    }
+    return;
+  }
+  // A visible Collie window shows the card itself: no notification on top of it.
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  if (collieVisible(windows, self.location.origin)) return;
+  const existing = payload ? await self.registration.getNotifications({ tag: payload.tag }) : [];
+  const plan = showPlan(payload, existing.map((n) => n.data as unknown));
+  await self.registration.showNotification(plan.title, plan.options);
+}
+
+self.addEventListener("notificationclick", (event) => {
+  // Opens the card; never answers it (the notification has no actions).
+  event.notification.close();
+  event.waitUntil(openFromNotification(event.notification.data as unknown));
+});
+
+async function openFromNotification(data: unknown): Promise<void> {
+  const url = clickUrl(data, self.location.origin);
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const win = pickWindow(windows, self.location.origin);
+  if (win) {
+    // The open app goes to the conversation itself (sw/landing.ts): no reload, nothing lost.
+    win.postMessage({ type: "collie-open", url });
+    try {
+      await win.focus();
+    } catch {
+      // focusing needs the notification's user activation; the page went to the card anyway
+    }
+    return;
+  }
+  await self.clients.openWindow(url);
+}
+
+// The browser replaced the subscription (expired, rotated): register the new one and name the old.
+self.addEventListener("pushsubscriptionchange", (event) => {
+  event.waitUntil(resubscribe(event.oldSubscription, event.newSubscription));
+});
+
+async function resubscribe(old: PushSubscription | null, fresh: PushSubscription | null): Promise<void> {
+  let sub = fresh;
+  if (!sub) {
+    const res = await fetch("/api/push/key", { credentials: "same-origin", cache: "no-store" });
+    if (!res.ok) return;
+    const { publicKey } = (await res.json()) as { publicKey: string };
+    sub = await self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey });
+  }
+  const body = { subscription: sub.toJSON(), ...(old && old.endpoint !== sub.endpoint ? { replaces: old.endpoint } : {}) };
+  await fetch("/api/push/subscriptions", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }

@@ -37,12 +37,15 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>) {
     if (keepFromEnd.current !== null) {
       el.scrollTop = el.scrollHeight - keepFromEnd.current;
       keepFromEnd.current = null;
+      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
     } else if (atBottom.current) {
       el.scrollTop = el.scrollHeight;
     }
   });
 
-  // The box itself changes size (the keyboard opens, the composer grows): stay at the end.
+  // The box itself changes size (the keyboard opens, the composer grows), or what it holds grows
+  // without a new item (an ask card shows its outcome line and Retry, a form names a field to
+  // fix): stay at the end.
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver === "undefined") return;
@@ -50,6 +53,7 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>) {
       if (atBottom.current) el.scrollTop = el.scrollHeight;
     });
     ro.observe(el);
+    for (const child of el.children) ro.observe(child);
     return () => ro.disconnect();
   }, [ref]);
 

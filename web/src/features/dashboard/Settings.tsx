@@ -1,8 +1,9 @@
-/** Settings (P-4): "Show only what needs you", kept on this device. */
+/** Settings (P-4, P-27): "Show only what needs you", kept on this device, and the push opt-in. */
 import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import { href } from "../../app/router.ts";
 import { readOnlyNeedsYou, writeOnlyNeedsYou } from "./settings.ts";
+import { PushSetting } from "./PushSetting.tsx";
 
 export function Settings() {
   const [on, setOn] = useState(readOnlyNeedsYou);
@@ -24,6 +25,7 @@ export function Settings() {
           }}
         />
       </label>
+      <PushSetting />
     </main>
   );
 }

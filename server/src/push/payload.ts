@@ -1,0 +1,130 @@
+/**
+ * What a push says (U-2) and how it travels: the title, body and data the service worker shows
+ * and opens, the notification tag (one per agent, so a burst collapses), the `Topic` header (one
+ * per ask, so a later clear replaces an undelivered ask at the push service) and the TTL.
+ * Every title and body is masked (R-1) before it is cut, so a cut never leaves half a secret.
+ */
+import { createHash } from "node:crypto";
+import type { Ask } from "@colliepwa/durable-sdk/wire";
+import {
+  PUSH_PAYLOAD_VERSION, STRINGS, agentUrl, askUrl,
+  type PushAskPayload, type PushClearPayload, type PushManyAsksPayload,
+} from "@colliepwa/shared";
+
+/** The agent's own push title and line (U-2); Collie's default title is cut at TITLE_MAX. */
+export const AGENT_TITLE_MAX = 60;
+export const LINE_MAX = 120;
+/** `Permission needed in <pane>` with a long pane name is cut here. */
+export const TITLE_MAX = 80;
+
+/** An ask with no expiry is worth delivering for this long (seconds). */
+export const DEFAULT_ASK_TTL_S = 12 * 60 * 60;
+/** The many-asks push is stale once the hour of silence is over. */
+export const MANY_ASKS_TTL_S = 60 * 60;
+/** The body of the many-asks push (its title is STRINGS.manyAsks, U-1). */
+export const manyAsksBody = (agent: string): string => `No push from ${agent} for an hour. Its asks still show in Collie.`;
+
+/** Cuts to `max` characters (code points), with `…` when it cut. */
+export function cut(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+/** One line: control characters and runs of white space become one space. */
+function oneLine(text: string): string {
+  return text.replace(/[\s\u0000-\u001f\u007f]+/gu, " ").trim();
+}
+
+/** The notification tag of one durable agent (on one machine). */
+export function agentTag(machine: string | null, agent: string): string {
+  return machine === null ? `collie:${agent}` : `collie:${machine}/${agent}`;
+}
+
+/**
+ * A `Topic` header (RFC 8030 §5.4) Apple accepts: at most 32 characters of the URL-safe base64
+ * alphabet, and a length that is not 1 mod 4 (Apple answers 400 BadWebPushTopic to those).
+ */
+export function safeTopic(seed: string): string {
+  let t = createHash("sha256").update(seed).digest("base64url").slice(0, 32);
+  if (t.length % 4 === 1) t = t.slice(0, -1);
+  return t;
+}
+
+/** The topic of one ask: its push and its clear share it, so the clear replaces a pending push. */
+export function askTopic(machine: string | null, agent: string, askId: string): string {
+  return safeTopic(`ask\u0000${machine ?? ""}\u0000${agent}\u0000${askId}`);
+}
+
+export function manyAsksTopic(machine: string | null, agent: string): string {
+  return safeTopic(`many\u0000${machine ?? ""}\u0000${agent}`);
+}
+
+/** How long the push service keeps an ask's push: until the ask expires, else DEFAULT_ASK_TTL_S. 0 = expired. */
+export function askTtlSeconds(ask: Pick<Ask, "expiresAt">, now: number): number {
+  if (!ask.expiresAt) return DEFAULT_ASK_TTL_S;
+  const left = Math.floor((Date.parse(ask.expiresAt) - now) / 1000);
+  if (!Number.isFinite(left)) return DEFAULT_ASK_TTL_S;
+  return Math.max(0, Math.min(DEFAULT_ASK_TTL_S, left));
+}
+
+export interface AskPushInput {
+  agent: string;
+  machine: string | null;
+  paneId: string;
+  /** The pane's name as the list shows it; empty → `Untitled conversation`. */
+  paneTitle: string;
+  ask: Pick<Ask, "id" | "title" | "push">;
+  mask: (text: string) => string;
+}
+
+/**
+ * The push of one ask (U-2): title `Permission needed in <pane>` unless the agent gave its own
+ * push title (≤ 60), body the agent's push line (≤ 120) else the ask's title.
+ */
+export function askPayload(input: AskPushInput): PushAskPayload {
+  const { ask, mask } = input;
+  const own = oneLine(ask.push?.title ?? "");
+  const pane = oneLine(input.paneTitle) || STRINGS.untitledConversation;
+  const title = own ? cut(mask(own), AGENT_TITLE_MAX) : cut(mask(STRINGS.permissionNeededIn(pane)), TITLE_MAX);
+  const line = oneLine(ask.push?.line ?? "");
+  const body = cut(mask(line || oneLine(ask.title)), LINE_MAX);
+  return {
+    v: PUSH_PAYLOAD_VERSION,
+    type: "ask",
+    tag: agentTag(input.machine, input.agent),
+    agent: input.agent,
+    machine: input.machine,
+    title,
+    body,
+    paneId: input.paneId,
+    askId: ask.id,
+    url: askUrl(input.agent, input.paneId, ask.id),
+  };
+}
+
+/** The one push of an agent over its hourly limit (U-1). */
+export function manyAsksPayload(input: { agent: string; machine: string | null; host: string; mask: (text: string) => string }): PushManyAsksPayload {
+  return {
+    v: PUSH_PAYLOAD_VERSION,
+    type: "many-asks",
+    tag: agentTag(input.machine, input.agent),
+    agent: input.agent,
+    machine: input.machine,
+    title: cut(input.mask(STRINGS.manyAsks(input.host)), TITLE_MAX),
+    body: cut(input.mask(manyAsksBody(input.agent)), LINE_MAX),
+    url: agentUrl(input.agent),
+  };
+}
+
+/** Withdraws the notification of an ask that was answered, expired or decided. */
+export function clearPayload(input: { agent: string; machine: string | null; paneId: string; askId: string }): PushClearPayload {
+  return {
+    v: PUSH_PAYLOAD_VERSION,
+    type: "clear",
+    tag: agentTag(input.machine, input.agent),
+    agent: input.agent,
+    machine: input.machine,
+    paneId: input.paneId,
+    askId: input.askId,
+  };
+}

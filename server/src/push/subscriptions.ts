@@ -1,0 +1,121 @@
+/**
+ * The phones' push subscriptions (U-4), kept in the state database. An endpoint is a capability
+ * URL (whoever knows it can push to that phone), so it never appears in logs: `endpointLabel`
+ * names it by origin and a short hash.
+ */
+import { createHash } from "node:crypto";
+import type { DatabaseSync } from "node:sqlite";
+import type { PushSubscriptionJson } from "@colliepwa/shared";
+
+export interface StoredSubscription {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
+
+/** At most this many subscriptions; a new one beyond it replaces the one unused the longest. */
+export const MAX_SUBSCRIPTIONS = 64;
+
+export class SubscriptionError extends Error {
+  override name = "SubscriptionError";
+}
+
+/**
+ * Checks a subscription from the phone: an https endpoint (http only when the daemon allows it,
+ * for a test push service), a 65-byte P-256 key and a 16-byte auth secret. Throws
+ * SubscriptionError with a message for the phone.
+ */
+export function checkSubscription(sub: PushSubscriptionJson, allowHttp: boolean): StoredSubscription {
+  let url: URL;
+  try {
+    url = new URL(sub.endpoint);
+  } catch {
+    throw new SubscriptionError("The endpoint is not a URL.");
+  }
+  if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) throw new SubscriptionError("The endpoint must be an https URL.");
+  if (url.username || url.password) throw new SubscriptionError("The endpoint must not carry credentials.");
+  const p256dh = Buffer.from(sub.keys.p256dh, "base64url");
+  if (p256dh.length !== 65 || p256dh[0] !== 0x04) throw new SubscriptionError("keys.p256dh is not a P-256 public key.");
+  if (Buffer.from(sub.keys.auth, "base64url").length !== 16) throw new SubscriptionError("keys.auth is not a 16-byte secret.");
+  // Kept as the browser wrote it: the phone names it the same way when it opts out.
+  return { endpoint: sub.endpoint, keys: { p256dh: sub.keys.p256dh, auth: sub.keys.auth } };
+}
+
+/** How logs name an endpoint: its origin and a short hash, never its secret path. */
+export function endpointLabel(endpoint: string): string {
+  let origin = "?";
+  try {
+    origin = new URL(endpoint).origin;
+  } catch {
+    // not a URL: the hash alone
+  }
+  return `${origin} #${createHash("sha256").update(endpoint).digest("hex").slice(0, 8)}`;
+}
+
+export class Subscriptions {
+  readonly #db: DatabaseSync;
+  readonly #now: () => number;
+
+  constructor(db: DatabaseSync, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  /**
+   * Adds or refreshes a subscription; `replaces` (the endpoint this device used before) is
+   * dropped. Returns whether the endpoint was new and whether a replaced one was dropped.
+   */
+  upsert(sub: StoredSubscription, replaces?: string): { created: boolean; replaced: boolean; evicted: number } {
+    const now = this.#now();
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      let replaced = false;
+      if (replaces !== undefined && replaces !== sub.endpoint) {
+        replaced = Number(this.#db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?").run(replaces).changes) > 0;
+      }
+      const existed = this.#db.prepare("SELECT 1 AS one FROM push_subscriptions WHERE endpoint = ?").get(sub.endpoint) !== undefined;
+      this.#db.prepare(
+        `INSERT INTO push_subscriptions (endpoint, p256dh, auth, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (endpoint) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth, updated_at = excluded.updated_at, failures = 0, last_error = NULL`,
+      ).run(sub.endpoint, sub.keys.p256dh, sub.keys.auth, now, now);
+      // Bound the fan-out of one ask: the subscriptions unused the longest go first.
+      const evicted = Number(this.#db.prepare(
+        `DELETE FROM push_subscriptions WHERE endpoint IN (
+           SELECT endpoint FROM push_subscriptions ORDER BY updated_at DESC, created_at DESC LIMIT -1 OFFSET ?)`,
+      ).run(MAX_SUBSCRIPTIONS).changes);
+      this.#db.exec("COMMIT");
+      return { created: !existed, replaced, evicted };
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  remove(endpoint: string): boolean {
+    return Number(this.#db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?").run(endpoint).changes) > 0;
+  }
+
+  all(): StoredSubscription[] {
+    const rows = this.#db.prepare("SELECT endpoint, p256dh, auth FROM push_subscriptions ORDER BY created_at").all() as { endpoint: string; p256dh: string; auth: string }[];
+    return rows.map((r) => ({ endpoint: r.endpoint, keys: { p256dh: r.p256dh, auth: r.auth } }));
+  }
+
+  get size(): number {
+    return (this.#db.prepare("SELECT count(*) AS n FROM push_subscriptions").get() as { n: number }).n;
+  }
+
+  /** A delivery went through: the failure count starts over. */
+  delivered(endpoint: string): void {
+    this.#db.prepare("UPDATE push_subscriptions SET failures = 0, last_error = NULL, updated_at = ? WHERE endpoint = ?").run(this.#now(), endpoint);
+  }
+
+  /** A delivery failed (not 404/410): counted, with a short reason without secrets. */
+  failed(endpoint: string, reason: string): void {
+    this.#db.prepare("UPDATE push_subscriptions SET failures = failures + 1, last_error = ? WHERE endpoint = ?").run(reason.slice(0, 200), endpoint);
+  }
+
+  /** The failure count and last reason of one subscription (tests, diagnostics). */
+  health(endpoint: string): { failures: number; lastError: string | null } | undefined {
+    const r = this.#db.prepare("SELECT failures, last_error FROM push_subscriptions WHERE endpoint = ?").get(endpoint) as { failures: number; last_error: string | null } | undefined;
+    return r ? { failures: r.failures, lastError: r.last_error } : undefined;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The admin socket: how the `collie` command on the same machine talks to the running daemon
+ * (pair, devices, revoke, agents). A Unix socket in the owner-only state directory, mode 0600:
+ * only the user who runs Collie reaches it, so it needs no token.
+ */
+import { chmodSync, existsSync, lstatSync, unlinkSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import { join } from "node:path";
+import type { AgentSummary } from "@colliepwa/shared";
+import type { Devices } from "./devices.ts";
+
+export const ADMIN_SOCKET = "admin.sock";
+
+export interface AdminDeps {
+  devices: Devices;
+  agents: () => AgentSummary[];
+}
+
+export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promise<Server> {
+  const path = join(stateDir, ADMIN_SOCKET);
+  if (existsSync(path) && lstatSync(path).isSocket()) unlinkSync(path); // a stale socket of a dead daemon
+  const server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    const url = req.url ?? "/";
+    if (req.method === "POST" && url === "/pair-codes") return send(200, deps.devices.createCode());
+    if (req.method === "GET" && url === "/devices") return send(200, { devices: deps.devices.list() });
+    const m = /^\/devices\/([0-9a-f-]{36})$/.exec(url);
+    if (req.method === "DELETE" && m) return deps.devices.revoke(m[1]!) ? send(200, { revoked: true }) : send(404, { error: "not-found", message: "No such device." });
+    if (req.method === "GET" && url === "/agents") return send(200, { agents: deps.agents() });
+    send(404, { error: "not-found", message: "No such admin route." });
+  });
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ path }, () => resolve());
+    });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(path, 0o600);
+  return server;
+}
+
+/** The CLI's side: one request to the admin socket. */
+export function adminRequest(stateDir: string, method: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: join(stateDir, ADMIN_SOCKET), method, path }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (c: string) => (text += c)).on("end", () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        } catch {
+          reject(new Error("the daemon's admin socket answered something that is not JSON"));
+        }
+      });
+    });
+    req.on("error", () => reject(new Error(`no Collie is running with the state directory ${stateDir} (start it with: collie serve)`)));
+    req.end();
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The front door's checks, for every request (X-1, X-2): the Host header must name this Collie
+ * (DNS rebinding), a write or a WebSocket upgrade from a browser must come from this Collie's own
+ * origin, and every API route but the health check and the pairing exchange needs a paired
+ * device. The device token travels in an HttpOnly, SameSite=Strict cookie (so page scripts never
+ * see it) or, for other clients, as a bearer token.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Device, Devices } from "./devices.ts";
+
+export const DEVICE_COOKIE = "collie_device";
+/** Routes that need no paired device. */
+export const OPEN_ROUTES: ReadonlySet<string> = new Set(["/api/health", "/api/pair"]);
+
+export interface GateOptions {
+  devices: Devices;
+  /** Extra host names (front doors, e.g. `collie.example.ts.net`), with or without a port. */
+  extraHosts: readonly string[];
+  /** The port Collie listens on, once known (loopback hosts must name it). */
+  port: () => number | null;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The paired device making the request (set by the gate on /api routes). */
+    device?: Device;
+  }
+}
+
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** True when a Host header names this Collie. */
+export function hostAllowed(host: string | undefined, opts: Pick<GateOptions, "extraHosts" | "port">): boolean {
+  if (!host) return false;
+  const h = host.trim().toLowerCase();
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(h);
+  if (!m) return false;
+  const [, name, port] = m as unknown as [string, string, string | undefined];
+  if (LOOPBACK_NAMES.has(name)) return port !== undefined && Number(port) === opts.port();
+  return opts.extraHosts.some((extra) => {
+    const e = extra.toLowerCase();
+    return e === h || (!e.includes(":") && e === name);
+  });
+}
+
+/** True when an Origin header is this Collie's own (same scheme-less host as an allowed Host). */
+export function originAllowed(origin: string, host: string | undefined, opts: Pick<GateOptions, "extraHosts" | "port">): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+  // The page's own origin: its host must be the request's Host, and an allowed one.
+  return url.host.toLowerCase() === (host ?? "").toLowerCase() && hostAllowed(url.host, opts);
+}
+
+/** Reads the device token from the cookie or an Authorization bearer header. */
+export function deviceToken(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === "string" && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, "").trim();
+  const cookie = req.headers.cookie;
+  if (typeof cookie !== "string") return undefined;
+  for (const part of cookie.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === DEVICE_COOKIE) return v.join("=");
+  }
+  return undefined;
+}
+
+const refuse = (reply: FastifyReply, status: number, error: string, message: string) =>
+  reply.code(status).header("cache-control", "no-store").send({ error, message });
+
+export function installGate(app: FastifyInstance, opts: GateOptions): void {
+  app.addHook("onRequest", async (req, reply) => {
+    if (!hostAllowed(req.headers.host, opts)) {
+      return refuse(reply, 421, "bad-host", "This Collie does not answer to that host name.");
+    }
+    const isWrite = req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS";
+    const isUpgrade = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
+    const origin = req.headers.origin;
+    if ((isWrite || isUpgrade) && origin !== undefined && !originAllowed(origin, req.headers.host, opts)) {
+      return refuse(reply, 403, "bad-origin", "Writes are only taken from Collie's own page.");
+    }
+    const path = req.url.split("?")[0]!;
+    if (!path.startsWith("/api/") || OPEN_ROUTES.has(path)) return;
+    const device = opts.devices.check(deviceToken(req));
+    if (!device) return refuse(reply, 401, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
+    req.device = device;
+  });
+}

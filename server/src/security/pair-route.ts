@@ -1,0 +1,33 @@
+/**
+ * The pairing exchange (X-1): `POST /api/pair {code, name}` trades a one-time code for a device
+ * token, set as an HttpOnly, SameSite=Strict cookie. `GET /api/me` tells the page whether it is
+ * paired.
+ */
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import type { Devices } from "./devices.ts";
+import { DEVICE_COOKIE } from "./gate.ts";
+
+const PairBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 128 })) });
+
+/** Ten years: a device stays paired until it is revoked. */
+const COOKIE_MAX_AGE_S = 10 * 365 * 24 * 3600;
+
+export async function pairRoutes(app: FastifyInstance, devices: Devices): Promise<void> {
+  app.post<{ Body: { code: string; name?: string } }>("/api/pair", { schema: { body: PairBody } }, async (req, reply) => {
+    const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), req.ip);
+    if (!result.ok) {
+      const status = result.reason === "too-many-tries" ? 429 : 403;
+      const message = result.reason === "expired"
+        ? "This pairing code has expired. Run `collie pair` again."
+        : result.reason === "too-many-tries"
+          ? "Too many wrong codes. Wait a few minutes, then run `collie pair` again."
+          : "This pairing code is not valid. Run `collie pair` again.";
+      return reply.code(status).send({ error: `pairing-${result.reason}`, message });
+    }
+    const secure = req.protocol === "https" || req.headers["x-forwarded-proto"] === "https";
+    reply.header("set-cookie", `${DEVICE_COOKIE}=${result.token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`);
+    return { paired: true, device: { id: result.device.id, name: result.device.name } };
+  });
+  app.get("/api/me", async (req) => ({ paired: true, device: req.device ? { id: req.device.id, name: req.device.name } : null }));
+}

@@ -1,0 +1,149 @@
+/**
+ * Push opt-in (P-27, U-4; docs/push.md), without React: ask for permission, subscribe with
+ * Collie's VAPID public key and register the subscription with the daemon. A device that
+ * subscribes again (a new key, a browser that rotated its endpoint) names the endpoint it
+ * replaces, so Collie drops the old one at once. The browser parts come in through `PushEnv`, so
+ * tests drive it with fakes: `pushManager.subscribe()` needs a real push service.
+ */
+import type { Api } from "./api.ts";
+
+/** What the setting shows. */
+export type PushState = "unsupported" | "denied" | "off" | "on";
+
+/** A failure the setting shows in words. */
+export class PushError extends Error {
+  override name = "PushError";
+}
+
+export interface PushEnv {
+  /** This origin's service worker registration; undefined when there is none. */
+  registration(): Promise<ServiceWorkerRegistration | undefined>;
+  /** The notification permission; null when the browser has no notifications. */
+  permission(): NotificationPermission | null;
+  requestPermission(): Promise<NotificationPermission>;
+  api: Pick<Api, "pushKey" | "pushSubscribe" | "pushUnsubscribe">;
+  /** Where the endpoint this device registered is remembered. */
+  storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+}
+
+/** The endpoint this device registered last, so a new subscription can name the one it replaces. */
+const ENDPOINT_KEY = "collie.pushEndpoint";
+
+export const PUSH_WORDS = Object.freeze({
+  label: "Push notifications",
+  off: "Get a notification when a durable agent needs your answer.",
+  on: "Asks that need you reach this device, even when Collie is closed.",
+  denied: "Notifications are blocked for Collie in this browser's settings.",
+  unsupported: "This browser cannot get push notifications here. On an iPhone, add Collie to the home screen first.",
+  noPush: "This Collie does not send push notifications.",
+  failed: (why: string) => `Push notifications could not be turned on: ${why}`,
+  offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
+});
+
+/** The browser's own environment (navigator, Notification, localStorage). */
+export function browserPushEnv(api: PushEnv["api"]): PushEnv {
+  return {
+    registration: async () => {
+      const sw = typeof navigator !== "undefined" ? navigator.serviceWorker : undefined;
+      if (!sw) return undefined;
+      return sw.getRegistration("/");
+    },
+    permission: () => (typeof Notification === "undefined" ? null : Notification.permission),
+    requestPermission: () => Notification.requestPermission(),
+    api,
+    storage: typeof localStorage !== "undefined" ? localStorage : memoryStorage(),
+  };
+}
+
+function memoryStorage(): PushEnv["storage"] {
+  const m = new Map<string, string>();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k) };
+}
+
+async function pushManager(env: PushEnv): Promise<PushManager | null> {
+  const reg = await env.registration();
+  return reg && "pushManager" in reg && reg.pushManager ? reg.pushManager : null;
+}
+
+/** Where this device stands now. */
+export async function pushState(env: PushEnv): Promise<PushState> {
+  const permission = env.permission();
+  const manager = permission === null ? null : await pushManager(env);
+  if (permission === null || !manager) return "unsupported";
+  if (permission === "denied") return "denied";
+  if (permission !== "granted") return "off";
+  return (await manager.getSubscription()) ? "on" : "off";
+}
+
+/** base64url → bytes (the VAPID key as `applicationServerKey`). */
+export function fromBase64Url(s: string): Uint8Array<ArrayBuffer> {
+  const b64 = s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "=");
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function sameKey(a: ArrayBuffer | null | undefined, b: Uint8Array): boolean {
+  if (!a || a.byteLength !== b.length) return false;
+  const x = new Uint8Array(a);
+  return x.every((v, i) => v === b[i]);
+}
+
+const message = (body: unknown, fallback: string): string =>
+  body && typeof body === "object" && typeof (body as { message?: unknown }).message === "string" ? (body as { message: string }).message : fallback;
+
+/**
+ * Turns push on for this device: permission, subscription (a new one when Collie's key changed),
+ * registration with the daemon. Resolves to the new state (`denied` when the user said no);
+ * throws PushError with words for the setting.
+ */
+export async function turnPushOn(env: PushEnv): Promise<PushState> {
+  const manager = env.permission() === null ? null : await pushManager(env);
+  if (!manager) throw new PushError(PUSH_WORDS.unsupported);
+  let permission = env.permission();
+  if (permission === "default") permission = await env.requestPermission();
+  if (permission !== "granted") return permission === "denied" ? "denied" : "off";
+
+  const keyReply = await env.api.pushKey();
+  if (keyReply.status === 404) throw new PushError(PUSH_WORDS.noPush);
+  if (keyReply.status !== 200 || typeof keyReply.body.publicKey !== "string") throw new PushError(PUSH_WORDS.failed(message(keyReply.body, `Collie answered ${keyReply.status}.`)));
+  const key = fromBase64Url(keyReply.body.publicKey);
+
+  let previous = env.storage.getItem(ENDPOINT_KEY);
+  let sub = await manager.getSubscription();
+  if (sub && !sameKey(sub.options.applicationServerKey, key)) {
+    // Subscribed with another key (Collie's keys were reset): that subscription is useless now.
+    previous = sub.endpoint;
+    await sub.unsubscribe().catch(() => false);
+    sub = null;
+  }
+  if (!sub) {
+    try {
+      sub = await manager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+    } catch (err) {
+      throw new PushError(PUSH_WORDS.failed((err as Error).message || "the browser refused."));
+    }
+  }
+  const json = sub.toJSON();
+  if (!json.endpoint || !json.keys?.p256dh || !json.keys.auth) throw new PushError(PUSH_WORDS.failed("the browser gave no keys."));
+  const subscription = { endpoint: json.endpoint, expirationTime: json.expirationTime ?? null, keys: { p256dh: json.keys.p256dh, auth: json.keys.auth } };
+  const reply = await env.api.pushSubscribe(previous && previous !== json.endpoint ? { subscription, replaces: previous } : { subscription });
+  if (reply.status !== 200 && reply.status !== 201) throw new PushError(PUSH_WORDS.failed(message(reply.body, `Collie answered ${reply.status}.`)));
+  env.storage.setItem(ENDPOINT_KEY, json.endpoint);
+  return "on";
+}
+
+/** Turns push off: unsubscribes in the browser and tells the daemon to forget this device. */
+export async function turnPushOff(env: PushEnv): Promise<PushState> {
+  const manager = await pushManager(env);
+  const sub = manager ? await manager.getSubscription() : null;
+  const endpoint = sub?.endpoint ?? env.storage.getItem(ENDPOINT_KEY);
+  if (sub) await sub.unsubscribe().catch(() => false);
+  env.storage.removeItem(ENDPOINT_KEY);
+  if (endpoint) {
+    const reply = await env.api.pushUnsubscribe(endpoint);
+    if (reply.status !== 200) throw new PushError(PUSH_WORDS.offFailed(message(reply.body, `Collie answered ${reply.status}.`)));
+  }
+  return manager ? "off" : "unsupported";
+}
