@@ -19,6 +19,9 @@ test("a send while Collie is down lands once when it is back", async ({ page, co
   const pane = await startConversation(page, "new-ticket");
   const chat = await openChat(page, pane, "New ticket", INTRO);
   await expect(page.getByRole("status").filter({ hasText: banner })).toHaveCount(0);
+  // The new conversation must be in the phone's list before Collie goes away, or the chat would
+  // (rightly) say it does not know it.
+  await expect(chat.composer).toBeVisible();
 
   await collie.kill();
   // What was drawn stays drawn, and the banner says Collie is away (P-26).

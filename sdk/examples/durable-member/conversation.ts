@@ -8,7 +8,7 @@
 import {
   normalizeItem, Refusal, type DecidedBy, type Item, type ItemInput, type Pane,
 } from "@colliepwa/durable-sdk";
-import { respond } from "./model.ts";
+import { respond, resume, type ModelContext, type Script } from "./model.ts";
 import type { ConversationRecord, DeskStore, TicketRecord } from "./store.ts";
 import { runTurn, Turn } from "./turn.ts";
 
@@ -52,11 +52,17 @@ export class Conversation {
     return this.#turn !== undefined;
   }
 
-  /** Shows the stored conversation on the freshly laid out pane: items, subtitle, badge, buttons. */
+  /**
+   * Shows the stored conversation on the freshly laid out pane: items, subtitle, badge, buttons.
+   * A risky call that was waiting for an Allow when the desk stopped is raised again, so its card
+   * comes back with the same ask id and the turn goes on from there (S-23, D-5).
+   */
   restore(): void {
+    const waiting = this.record.waiting;
     for (let stored of [...this.record.items]) {
-      // A turn does not outlive the process: a call that was still running when it ended never finished.
-      if (stored.kind === "tool" && stored.status === "running") {
+      // A turn does not outlive the process: a call that was still running when it ended never
+      // finished, except the waiting call, which is raised again below.
+      if (stored.kind === "tool" && stored.status === "running" && stored.id !== waiting?.callId) {
         stored = { ...stored, status: "failed", output: "The desk restarted before this finished" };
         this.#keep(stored);
       }
@@ -66,6 +72,7 @@ export class Conversation {
     if (this.record.escalated) this.pane.setBadge("Escalated");
     this.syncSubtitle();
     this.refreshActions();
+    if (waiting) this.#run(new Turn(this.pane.beginTurn(waiting.turnId), waiting.idsUsed), (turn) => resume(this.#context("", turn), waiting));
   }
 
   /**
@@ -95,19 +102,25 @@ export class Conversation {
   startTurn(text: string): string {
     const n = this.record.turns + 1;
     this.store.patchConversation(this.id, { turns: n });
-    const turn = new Turn(this.pane.beginTurn(`turn-${n}`));
+    return this.#run(new Turn(this.pane.beginTurn(`turn-${n}`)), (turn) => respond(this.#context(text, turn)));
+  }
+
+  #run(turn: Turn, script: (turn: Turn) => Script): string {
     this.#turn = turn;
     this.refreshActions();
-    const script = respond({
+    // runTurn catches what a turn throws; this only keeps a bug from becoming an unhandled rejection.
+    runTurn(this, turn, script(turn)).catch((err: unknown) => console.error(`desk: turn ${turn.id} of ${this.id} failed:`, err));
+    return turn.id;
+  }
+
+  #context(text: string, turn: Turn): ModelContext {
+    return {
       text,
       ticket: () => this.ticket,
       steers: () => turn.steers,
       tickets: () => this.store.tickets(),
       askExpiryMs: this.#options.askExpiryMs,
-    });
-    // runTurn catches what a turn throws; this only keeps a bug from becoming an unhandled rejection.
-    runTurn(this, turn, script).catch((err: unknown) => console.error(`desk: turn ${turn.id} of ${this.id} failed:`, err));
-    return turn.id;
+    };
   }
 
   /** The script ran to its end: progress goes, buttons wake up, the pane goes idle (S-15: pending text is written first). */

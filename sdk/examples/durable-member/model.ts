@@ -12,7 +12,7 @@
  * (S-25), never from the model's words about it.
  */
 import type { AskAnswer, AskInput, DecidedBy } from "@colliepwa/durable-sdk";
-import type { TicketRecord } from "./store.ts";
+import type { TicketRecord, WaitingCall } from "./store.ts";
 
 /** An ask as the model writes it; the runner adds `toolCallId` and `itemId`: the card sits under its tool call (P-9). */
 export type AskSpec = AskInput extends infer T ? (T extends AskInput ? Omit<T, "toolCallId" | "itemId" | "signal"> : never) : never;
@@ -31,6 +31,10 @@ export type Step =
       ask?: AskSpec;
       /** Where the tool sits in a chain: `Step 2 of 4: Add extras` (S-18, P-21). */
       step?: { current: number; total: number; label: string };
+      /** Another system settles the ask after this long unless the phone answered first (S-24). */
+      decideAfterMs?: number;
+      /** Set when a call is raised again after a restart: it keeps its id, so its ask does too (S-23). */
+      callId?: string;
     };
 
 export type StepResult =
@@ -73,6 +77,8 @@ export function respond(ctx: ModelContext): Script {
   if (/courier|note/.test(text) && ticket) return courierNote(ctx, ticket);
   if (/address/.test(text) && ticket) return address(ctx, ticket);
   if (/invoice|bill/.test(text) && ticket) return invoice(ctx, ticket);
+  if (/stock/.test(text) && ticket) return stock(ctx, ticket);
+  if (/slot/.test(text) && ticket) return deliverySlot(ctx, ticket);
   if (/summary|wrap up/.test(text)) return summary(ctx, ticket);
   return smallTalk(ctx, ticket);
 }
@@ -90,8 +96,15 @@ function* refund(ctx: ModelContext, t: TicketRecord): Script {
     yield { kind: "reply", text: `I could not read order ${t.order}, so I did not refund anything.` };
     return;
   }
-  // refund is risky (tools.ts): the runner asks for approval before it runs (S-25).
-  const refunded = yield { kind: "tool", name: "refund", args: { order: t.order, amount: t.amount } };
+  yield* refundCall(ctx, t);
+}
+
+/**
+ * The refund call and what follows it. refund is risky (tools.ts): the runner asks for approval
+ * before it runs (S-25). After a restart the script goes on from here, with the waiting call.
+ */
+function* refundCall(ctx: ModelContext, t: TicketRecord, waiting?: WaitingCall): Script {
+  const refunded = yield { kind: "tool", name: "refund", args: waiting?.args ?? { order: t.order, amount: t.amount }, ...(waiting ? { callId: waiting.callId } : {}) };
   if (refunded.kind !== "tool") return;
   if (refunded.status === "done") {
     yield { kind: "reply", text: `Done: I refunded ${t.amount} ${t.currency} for order ${t.order}. ${firstName(t)} will see it on the original payment within three to five working days.${steered(ctx)}` };
@@ -220,6 +233,60 @@ function* invoice(ctx: ModelContext, t: TicketRecord): Script {
     yield { kind: "reply", text: `The corrected invoice ${number} is on its way.${steered(ctx)}` };
   }
   yield { kind: "link", href: `${SITE}/invoices/${number}`, label: `Invoice ${number}` };
+}
+
+/**
+ * A stock check in two warehouses. check_stock reads a partner's paid API, so it asks first; it
+ * only reads, so the card also offers `Always allow`, after which the second call (and every later
+ * one) runs without a card (S-27).
+ */
+function* stock(ctx: ModelContext, t: TicketRecord): Script {
+  yield { kind: "thinking", text: `Is the ${t.product} still in stock? Ask both warehouses.` };
+  const found: string[] = [];
+  for (const warehouse of ["Berlin", "Vienna"]) {
+    const r = yield { kind: "tool", name: "check_stock", args: { product: t.product, warehouse } };
+    if (r.kind === "tool" && r.status === "done") found.push(r.output);
+  }
+  yield {
+    kind: "reply",
+    text: found.length === 0 ? `I did not check the stock, so I cannot promise a ${t.product}.${steered(ctx)}` : `Stock of the ${t.product}: ${found.join("; ")}.${steered(ctx)}`,
+  };
+}
+
+/** How long the courier's own system waits before it books the first free slot itself. */
+const SLOT_SETTLES_MS = 5_000;
+
+/**
+ * A delivery slot the courier's system books itself when nobody picks one within a few seconds:
+ * the ask is decided in the agent while the card may still be open (S-24, P-16).
+ */
+function* deliverySlot(ctx: ModelContext, t: TicketRecord): Script {
+  yield { kind: "thinking", text: `Book a delivery slot for order ${t.order}. If nobody picks one, the courier books the first free slot.` };
+  const slot = yield {
+    kind: "tool", name: "book_slot", args: { order: t.order },
+    ask: { kind: "choice", title: "Which delivery slot should the courier book?", options: [{ id: "thu", label: "Thursday morning" }, { id: "fri", label: "Friday morning" }] },
+    decideAfterMs: SLOT_SETTLES_MS,
+  };
+  if (slot.kind === "tool" && slot.status === "done") {
+    yield { kind: "reply", text: `${slot.output}. ${firstName(t)} gets a text the evening before.${steered(ctx)}` };
+    return;
+  }
+  const first = yield { kind: "tool", name: "book_slot", args: { order: t.order, slot: "Thursday morning" } };
+  const booked = first.kind === "tool" && first.status === "done" ? `${first.output}.` : "Nothing is booked yet.";
+  yield { kind: "reply", text: `Nobody picked a slot, so the courier's system took the first free one. ${booked}${steered(ctx)}` };
+}
+
+/**
+ * After a restart: the risky call that was waiting for an Allow is raised again with its own id,
+ * and the script goes on from there as it would have (conversation.ts `restore`).
+ */
+export function resume(ctx: ModelContext, waiting: WaitingCall): Script {
+  const ticket = ctx.ticket();
+  if (waiting.tool === "refund" && ticket) return refundCall(ctx, ticket, waiting);
+  return (function* (): Script {
+    const r = yield { kind: "tool", name: waiting.tool, args: waiting.args, callId: waiting.callId };
+    yield { kind: "reply", text: r.kind === "tool" && r.status === "done" ? `Done: ${r.output}.` : `${waiting.tool} did not run.` };
+  })();
 }
 
 function* refundCheck(ctx: ModelContext): Script {

@@ -30,6 +30,23 @@ export interface ConversationRecord {
   turns: number;
   escalated?: boolean;
   resolved?: boolean;
+  /**
+   * A risky call waiting for an Allow, kept until it is decided: should the desk stop meanwhile,
+   * its next start raises the same call again, so the same ask comes back (S-23) and an answer
+   * Collie held for it lands (D-5).
+   */
+  waiting?: WaitingCall;
+}
+
+/** A risky call that waits for an Allow (ConversationRecord.waiting). */
+export interface WaitingCall {
+  turnId: string;
+  /** The call's id, which is also its tool item's id; the ask's id comes from it. */
+  callId: string;
+  /** How many ids the turn had handed out, so the resumed turn's next ids are new. */
+  idsUsed: number;
+  tool: string;
+  args: Record<string, unknown>;
 }
 
 /** An order a customer wrote in about; the tools read and change it. */

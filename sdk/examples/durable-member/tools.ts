@@ -23,9 +23,14 @@ export interface ToolContext {
 export interface Tool {
   /** A risky tool runs only after an Allow on the phone (S-25). */
   risky?: boolean;
+  /** Its card also offers `Always allow` (S-27): for a tool that only reads, never for one that moves money. */
+  offerAlways?: boolean;
   /** Returns the output shown under the tool call; a throw marks the call failed. */
   run(args: Record<string, unknown>, ctx: ToolContext): string | Promise<string>;
 }
+
+/** What the partner warehouses have in stock, by warehouse. */
+const STOCK: Record<string, number> = { Berlin: 3, Vienna: 0 };
 
 const COUNTRIES: Record<string, string> = { de: "Germany", at: "Austria", ch: "Switzerland", nl: "Netherlands" };
 
@@ -52,6 +57,22 @@ export const TOOLS: Record<string, Tool> = {
     run: (args, ctx) => {
       const t = save(ctx, { status: "refunded" });
       return `Refunded ${String(args.amount)} ${t.currency} for order ${t.order}`;
+    },
+  },
+  check_stock: {
+    // The partner's API is paid per call, so it asks first; it only reads, so `Always allow` is fine.
+    risky: true,
+    offerAlways: true,
+    run: (args) => {
+      const n = STOCK[String(args.warehouse)] ?? 0;
+      return `${String(args.warehouse)}: ${n === 0 ? "none" : `${n} in stock`}`;
+    },
+  },
+  book_slot: {
+    run: (args, ctx) => {
+      const slot = ctx.picked?.[0] ?? (typeof args.slot === "string" ? args.slot : "");
+      if (!slot) throw new Error("no slot was picked");
+      return `Booked ${slot} for order ${ticketOf(ctx).order}`;
     },
   },
   reserve_item: {

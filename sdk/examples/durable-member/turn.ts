@@ -31,10 +31,17 @@ export class Turn {
   readonly growing = new Map<string, { kind: "reply" | "thinking"; text: string }>();
   /** Tool calls still running, by id: a stop marks them failed. */
   readonly running = new Map<string, Extract<ItemInput, { kind: "tool" }>>();
-  #n = 0;
+  #n: number;
 
-  constructor(id: string) {
+  /** `idsUsed`: a turn resumed after a restart goes on counting where it stopped. */
+  constructor(id: string, idsUsed = 0) {
     this.id = id;
+    this.#n = idsUsed;
+  }
+
+  /** How many ids `nextId` handed out so far. */
+  get idsUsed(): number {
+    return this.#n;
   }
 
   get signal(): AbortSignal {
@@ -97,7 +104,8 @@ async function stream(conv: Conversation, turn: Turn, kind: "reply" | "thinking"
 }
 
 async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { kind: "tool" }>): Promise<StepResult> {
-  const id = turn.nextId("call");
+  // A call raised again after a restart keeps its id (conversation.ts, `waiting`).
+  const id = step.callId ?? turn.nextId("call");
   const base = { kind: "tool" as const, id, name: step.name, call: callSummary(step.name, step.args) };
   const end = (status: "done" | "failed" | "denied", output: string, extra: Partial<StepResult> = {}): StepResult => {
     conv.item({ ...base, status, output });
@@ -117,8 +125,11 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
   let answer: AskAnswer | undefined;
   let picked: string[] | undefined;
   if (step.ask) {
+    // Settled elsewhere (the courier's own system) unless the phone answers first: the ask closes
+    // as decided by the agent, and the SDK leaves `Decided in the durable agent: …` (S-24, P-16).
+    const elsewhere = step.decideAfterMs === undefined ? {} : { signal: AbortSignal.timeout(step.decideAfterMs) };
     try {
-      answer = await conv.pane.ask({ ...step.ask, toolCallId: id, itemId: id } as AskInput);
+      answer = await conv.pane.ask({ ...step.ask, toolCallId: id, itemId: id, ...elsewhere } as AskInput);
     } catch (err) {
       if (!(err instanceof AskClosed)) throw err;
       if (turn.signal.aborted) return { kind: "shown" };
@@ -132,9 +143,19 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
   }
 
   // A risky tool runs only after an Allow: the card is built from the call itself (S-25). Deny,
-  // timeout and a stop all come back as `approved: false`; they do not throw.
+  // timeout and a stop all come back as `approved: false`; they do not throw. A tool that only
+  // reads also offers `Always allow`: after it, later calls pass without a card (S-27). The store
+  // remembers the waiting call until it is decided, so a restart raises it again (S-23, D-5).
   if (tool.risky) {
-    const approval = await requireApproval(step.name, step.args, { pane: conv.pane, toolCallId: id, itemId: id, timeoutMs: APPROVAL_MS });
+    conv.store.patchConversation(conv.id, { waiting: { turnId: turn.id, callId: id, idsUsed: turn.idsUsed, tool: step.name, args: step.args } });
+    let approval;
+    try {
+      approval = await requireApproval(step.name, step.args, {
+        pane: conv.pane, toolCallId: id, itemId: id, timeoutMs: APPROVAL_MS, ...(tool.offerAlways ? { offerAlways: true } : {}),
+      });
+    } finally {
+      if (conv.record.waiting?.callId === id) conv.store.patchConversation(conv.id, { waiting: undefined });
+    }
     if (turn.signal.aborted) return { kind: "shown" };
     if (!approval.approved) {
       if (approval.decidedBy === "timeout") conv.askEnded(approval.askId, "timeout", `${step.name} wants to run`);

@@ -475,3 +475,99 @@ describe("examples/durable-member (the support desk, S-36)", () => {
     assert.deepEqual(new Set(paged.map((r) => r.state)), new Set(["open", "closed"]));
   });
 });
+
+describe("examples/durable-member: approvals that outlive a restart, Always allow, an ask the desk decides", () => {
+  let dir: string;
+  let socket: string;
+  let store: string;
+  let agent: ChildProcess | undefined;
+  let phone: FakePhone;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "collie-dm-"));
+    socket = join(dir, "run", "desk.sock");
+    store = join(dir, "desk.json");
+    agent = await startAgent(socket, store);
+    phone = connectPhone(socket);
+  });
+
+  after(async () => {
+    phone?.disconnect();
+    await Promise.all([...children].map(stop));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("Always allow lets the second stock check through without a card (S-27)", async () => {
+    assert.equal((await phone.send("vip-7781", "Is it still in stock?")).status, 200);
+    const follow = await Follower.start(phone);
+    const ask = await phone.waitForAsk({ paneId: "vip-7781", ...ASK_WAIT });
+    assert.equal(ask.title, "check_stock wants to run");
+    assert.deepEqual(ask.kind === "permission" && ask.options.map((o) => o.kind), ["allow", "allow-always", "deny"]);
+    assert.equal((await phone.answer(ask, { kind: "permission", optionId: "allow-always" })).status, 200);
+    await follow.idle("vip-7781");
+    const view = await phone.pane("vip-7781");
+    assert.deepEqual(tools(view.items), [
+      { name: "check_stock", status: "done", output: "Berlin: 3 in stock" },
+      { name: "check_stock", status: "done", output: "Vienna: none" },
+    ]);
+    assert.equal(follow.events.filter((e) => e.type === "ask" && e.ask.id !== ask.id).length, 0, "no card after the first one");
+    assert.match(byKind(view.items, "reply").at(-1)!.text, /^Stock of the Espresso machine: Berlin: 3 in stock; Vienna: none\./);
+  });
+
+  it("a slot nobody picks is booked by the courier's system: decided in the agent (S-24, P-16)", async () => {
+    assert.equal((await phone.send("inv-2207", "Book a delivery slot")).status, 200);
+    const follow = await Follower.start(phone);
+    const ask = await phone.waitForAsk({ paneId: "inv-2207", ...ASK_WAIT });
+    assert.equal(ask.title, "Which delivery slot should the courier book?");
+    await follow.idle("inv-2207");
+    assert.ok(follow.events.some((e) => e.type === "ask-closed" && e.askId === ask.id && e.decidedBy === "program"));
+    const late = await phone.answer(ask, { kind: "choice", optionIds: ["fri"] });
+    assert.equal(late.status, 409);
+    assert.equal(late.body.error, "ask-decided");
+    const view = await phone.pane("inv-2207");
+    assert.deepEqual(tools(view.items), [
+      { name: "book_slot", status: "failed", output: "The question was withdrawn" },
+      { name: "book_slot", status: "done", output: "Booked Thursday morning for order 6012" },
+    ]);
+    assert.ok(byKind(view.items, "notice").some((n) => n.text === "Decided in the durable agent: Which delivery slot should the courier book?"));
+  });
+
+  it("a refund waiting for an Allow when the desk is killed comes back as the same ask after a restart (S-23)", async () => {
+    assert.equal((await phone.send("ticket-5521", "Refund her, please")).status, 200);
+    const ask = await phone.waitForAsk({ paneId: "ticket-5521", where: (a) => a.kind === "permission", ...ASK_WAIT });
+    const before = await phone.pane("ticket-5521");
+
+    phone.disconnect();
+    const gone = new Promise((r) => agent!.once("exit", r));
+    agent!.kill("SIGKILL");
+    await gone;
+    agent = await startAgent(socket, store);
+    phone = connectPhone(socket);
+
+    const again = await phone.waitForAsk({ paneId: "ticket-5521", ...ASK_WAIT });
+    assert.equal(again.id, ask.id);
+    assert.equal(again.revision, ask.revision);
+    const running = await phone.pane("ticket-5521");
+    assert.equal(running.pane.state, "waiting");
+    assert.deepEqual(running.items.map((i) => i.id), before.items.map((i) => i.id), "the call keeps its item; nothing else was added");
+    const follow = await Follower.start(phone);
+    assert.equal((await phone.answer(again, { kind: "permission", optionId: "allow" })).status, 200);
+    await follow.idle("ticket-5521");
+    const view = await phone.pane("ticket-5521");
+    assert.deepEqual(tools(view.items), [
+      { name: "lookup_order", status: "done", output: "Order 5521: Running shoes, 40 EUR, lost in transit" },
+      { name: "refund", status: "done", output: "Refunded 40 EUR for order 5521" },
+    ]);
+    assert.equal(byKind(view.items, "reply").filter((r) => r.text.startsWith("Done: I refunded 40 EUR for order 5521.")).length, 1);
+    assert.equal(new Set(view.items.map((i) => i.id)).size, view.items.length);
+
+    // Decided: a later restart raises nothing again.
+    phone.disconnect();
+    assert.equal(await stop(agent!), 0);
+    agent = await startAgent(socket, store);
+    phone = connectPhone(socket);
+    const after = await phone.pane("ticket-5521");
+    assert.deepEqual(after.asks, []);
+    assert.equal(after.pane.state, "idle");
+  });
+});
