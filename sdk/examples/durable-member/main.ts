@@ -39,3 +39,10 @@ const shutdown = (): void => {
 };
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
+// Started by Collie (the embedded default) with a pipe on stdin: when Collie dies, even by
+// SIGKILL, the pipe closes and the desk goes too, instead of living on as an orphan.
+if (process.env.DESK_EXIT_WITH_PARENT === "1") {
+  process.stdin.on("end", shutdown);
+  process.stdin.on("error", shutdown);
+  process.stdin.resume();
+}

@@ -23,7 +23,9 @@ export async function startExampleAgent(stateDir: string): Promise<ExampleAgent>
   chmodSync(dir, 0o700);
   const socket = join(dir, "desk.sock");
   const child = spawn(process.execPath, ["--conditions=collie-source", "--disable-warning=ExperimentalWarning", EXAMPLE, "--socket", socket, "--store", join(dir, "desk.json")], {
-    stdio: ["ignore", "pipe", "inherit"],
+    // stdin is a pipe the agent watches: if Collie dies, the example goes with it.
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, DESK_EXIT_WITH_PARENT: "1" },
   });
   const lines = createInterface({ input: child.stdout! });
   await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,7 @@ import { Devices, MAX_WRONG_TRIES, CODE_TTL_MS } from "../../src/security/device
 import { openStateDb } from "../../src/store/db.ts";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { authHeaders } from "../helpers/tokens.ts";
-import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { killAllAgents } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 
 after(async () => {
@@ -51,8 +51,12 @@ describe("every API route needs a paired device (X-1)", () => {
     const d = await TestDaemon.start({ sources: none });
     const ws = new WebSocket(`${d.wsUrl}/api/live`);
     const status = await new Promise<number>((resolve) => {
-      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("unexpected-response", (req, res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy(); // a refused upgrade leaves its socket open otherwise
+      });
       ws.on("open", () => resolve(101));
+      ws.on("error", () => {});
     });
     assert.equal(status, 401);
   });
@@ -160,8 +164,12 @@ describe("browser gates (X-2)", () => {
     assert.equal(own.status, 404, "past the gate: the agent is unknown");
     const ws = new WebSocket(`${d.wsUrl}/api/live`, { headers: { ...authHeaders(d.wsUrl), origin: "https://evil.example" } });
     const status = await new Promise<number>((resolve) => {
-      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("unexpected-response", (req, res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy(); // a refused upgrade leaves its socket open otherwise
+      });
       ws.on("open", () => resolve(101));
+      ws.on("error", () => {});
     });
     assert.equal(status, 403);
   });
@@ -218,26 +226,6 @@ describe("agents (X-3)", () => {
     assert.ok(!auditText.includes(token), "not in the audit log");
     assert.ok(auditText.includes('"requestId":"r-1"'), "the write was audited");
     assert.ok(!auditText.includes('"hi"'), "no message text in the audit log");
-  });
-});
-
-describe("the descendant check through the daemon (S-7)", () => {
-  test("the daemon's answer lands while a child process of the agent is refused", async () => {
-    const dir = tempDir();
-    const socket = join(dir, "ask.sock");
-    const { agent } = await startAgent("../../../../sdk/test/fixtures/agents/ask-agent.ts", [socket]);
-    const d = await TestDaemon.start({ sources: { fixed: [{ name: "ask", endpoint: { kind: "socket", path: socket }, key: "a" }] } });
-    await d.waitState("ask", "ready");
-    agent.send({ id: "c1", cmd: "child", op: "answer" });
-    const child = await agent.waitFor((m) => m.id === "c1");
-    assert.equal((child.child as { status: number }).status, 403);
-    const snap = await d.snapshot();
-    const conv = snap.conversations.find((c) => c.agent === "ask")!;
-    const detail = await d.get<{ asks: { id: string; revision: string }[] }>(`/api/agents/ask/panes/${conv.id}`);
-    const ask = detail.body.asks[0]!;
-    const answered = await d.post(`/api/agents/ask/panes/${conv.id}/asks/${ask.id}/answer`, { requestId: "phone-1", revision: ask.revision, answer: { kind: "permission", optionId: "allow" } });
-    assert.equal(answered.status, 200);
-    await agent.waitFor((m) => "answered" in m);
   });
 });
 
