@@ -26,7 +26,7 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     bodyLimit: 256 * 1024,
     // Path parameters are wire ids, up to 128 bytes (S-11), so up to 384 characters once
     // percent-encoded; Fastify's default (100) turned a valid long pane id into a 414.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // A URL the router cannot read (broken percent-encoding, a parameter over that length) answers
     // in the API's own shape too, not Fastify's.
     frameworkErrors: (err, _req, reply) => {

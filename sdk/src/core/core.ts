@@ -253,7 +253,14 @@ export class DurableCore implements PaneHost {
       return error("unauthorized", "A valid bearer token is required.");
     }
     this.#checkCollieVersion(req.headers[COLLIE_WIRE_HEADER]);
-    const url = new URL(req.url ?? "/", "http://agent");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://agent");
+    } catch {
+      // A request target node:http let through but no URL parser reads (`http://[`, `//[`): the
+      // caller's mistake, not the agent's (W-5).
+      return error("bad-request", "The request path is not a valid URL.");
+    }
     const method = req.method ?? "GET";
     if (url.pathname === `${WIRE_ROOT}/hello`) {
       return method === "GET" ? json(200, this.hello() as unknown as Record<string, unknown>) : error("not-found", "hello is read with GET.");

@@ -6,6 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { DurableCore, type CommonOptions } from "../core/core.ts";
@@ -81,22 +82,31 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
 
   const check = descendantCheck !== false && (await canIdentifyPeers());
   const pids = new WeakMap<Socket, Promise<number[] | null>>();
+  // The verdict, once per connection (at its first write): its peer does not change, and a process
+  // that is not this one or one it started never becomes one (one it started stays refused on that
+  // connection even if it is orphaned later). The walk up /proc reads a file per ancestor, a few
+  // hundred µs for a daemon started from a shell, so it does not run again on every write.
+  const verdicts = new WeakMap<Socket, Promise<boolean>>();
   const callerCheck = {
     active: check,
-    async allow(req: IncomingMessage): Promise<boolean> {
+    allow(req: IncomingMessage): boolean | Promise<boolean> {
       if (!check) return true;
-      let lookup = pids.get(req.socket);
-      if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
-      const found = await lookup;
-      // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
-      if (found === null) return false;
-      return !found.some((pid) => isSelfOrDescendant(pid));
+      let verdict = verdicts.get(req.socket);
+      if (!verdict) {
+        let lookup = pids.get(req.socket);
+        if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
+        // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
+        verdict = lookup.then((found) => found !== null && !found.some((pid) => isSelfOrDescendant(pid)));
+        verdicts.set(req.socket, verdict);
+      }
+      return verdict;
     },
   };
 
   const server = createServer({ keepAliveTimeout: 65_000 });
   const collie = new Collie({ ...common, allowAlways: true, callerCheck }, path, server);
   server.on("request", collie.handler);
+  server.on("clientError", answerClientError);
   server.on("connection", (s: Socket) => {
     if (check) pids.set(s, peerPids(s));
   });
@@ -114,6 +124,24 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
   }
   chmodSync(path, 0o600);
   return collie;
+}
+
+/**
+ * A request node:http cannot parse (bad framing, bad header characters, headers too large) still
+ * gets the wire's JSON error body (W-5: every error is `{error, message}`), not node's bare 400.
+ * Like node's own handler, it answers only while no reply is under way on that connection.
+ */
+function answerClientError(_err: Error, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ error: "bad-request", message: "The request is not valid HTTP/1.1." });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+    return;
+  }
+  socket.destroy();
 }
 
 /** Makes sure the socket's directory exists, is ours and is reachable by nobody else (S-5, X-3). */

@@ -4,7 +4,7 @@
  * naming the path. Objects are rebuilt from known keys only, so unknown keys (including
  * `__proto__` and `constructor`) never reach the caller's objects.
  */
-import { idRuleViolation, isValidCursor, isIsoWithZone, utf8Bytes } from "./rules.ts";
+import { idRuleViolation, isValidCursor, isIsoWithZone, overUtf8Bytes } from "./rules.ts";
 
 export class WireShapeError extends Error {
   readonly path: string;
@@ -29,7 +29,7 @@ export function str(opts: { maxBytes?: number; min?: number; pattern?: RegExp; o
     if (typeof v !== "string") return fail(path, "must be a string");
     if (!v.isWellFormed()) return fail(path, "must be valid Unicode");
     if (opts.min !== undefined && v.length < opts.min) return fail(path, `must have at least ${opts.min} character(s)`);
-    if (opts.maxBytes !== undefined && utf8Bytes(v) > opts.maxBytes) return fail(path, `must be at most ${opts.maxBytes} bytes`);
+    if (opts.maxBytes !== undefined && overUtf8Bytes(v, opts.maxBytes)) return fail(path, `must be at most ${opts.maxBytes} bytes`);
     if (opts.pattern && !opts.pattern.test(v)) return fail(path, "has the wrong format");
     if (opts.oneOf && !opts.oneOf.includes(v)) return fail(path, `must be one of ${opts.oneOf.join(", ")}`);
     return v;

@@ -11,6 +11,14 @@ export function utf8Bytes(text: string): number {
 }
 
 /**
+ * True when `text` is more than `maxBytes` UTF-8 bytes. A UTF-16 code unit is at most 3 bytes, so
+ * a short enough string is not encoded at all: validators run this on every text Collie reads.
+ */
+export function overUtf8Bytes(text: string, maxBytes: number): boolean {
+  return text.length * 3 > maxBytes && utf8Bytes(text) > maxBytes;
+}
+
+/**
  * Why an id breaks the ID rule (S-11), or null when it follows it: 1 to 128 bytes, no control
  * character, no white space, none of `/ ? #`.
  */
@@ -18,7 +26,7 @@ export function idRuleViolation(id: unknown): string | null {
   if (typeof id !== "string") return "must be a string";
   if (id.length === 0) return "must not be empty";
   if (!id.isWellFormed()) return "must be valid Unicode";
-  if (utf8Bytes(id) > LIMITS.idBytes) return `must be at most ${LIMITS.idBytes} bytes`;
+  if (overUtf8Bytes(id, LIMITS.idBytes)) return `must be at most ${LIMITS.idBytes} bytes`;
   if (/[\p{Cc}\p{Cf}]/u.test(id)) return "must not contain a control character";
   if (/[\s\p{Z}]/u.test(id)) return "must not contain white space";
   if (/[/?#]/.test(id)) return "must not contain / ? or #";
@@ -114,7 +122,7 @@ export function isValidCursor(cursor: unknown): cursor is string {
  * otherwise strip silently while the raw string travels on to the phone (L-2).
  */
 export function isHttpsUrl(href: unknown): href is string {
-  if (typeof href !== "string" || utf8Bytes(href) > LIMITS.hrefBytes) return false;
+  if (typeof href !== "string" || overUtf8Bytes(href, LIMITS.hrefBytes)) return false;
   if (/[\p{Cc}\p{Cf}\s\p{Z}]/u.test(href)) return false;
   try {
     const url = new URL(href);

@@ -65,7 +65,8 @@ export class Forwarder {
         if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
         throw err;
       }
-      if (reply.status === 409 && (reply.body as { error?: unknown }).error === "ask-not-open") return hold();
+      // (`?.`: an agent may answer any JSON, `null` included, L-2.)
+      if (reply.status === 409 && (reply.body as { error?: unknown } | null)?.error === "ask-not-open") return hold();
       return asOutcome(reply.status, reply.body);
     }
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
@@ -95,7 +96,7 @@ export class Forwarder {
         .post(path, { requestId: held.requestId, revision: held.revision, answer: held.answer }, ACTION_TIMEOUT_MS)
         .then(
           (reply) => {
-            const code = (reply.body as { error?: unknown }).error;
+            const code = (reply.body as { error?: unknown } | null)?.error;
             if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
             this.#held.release(held.requestId);
             this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body));

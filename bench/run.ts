@@ -1,0 +1,235 @@
+/**
+ * `npm run bench` (N-3): measures Collie's latency, load, memory and the PWA side by side with the
+ * physical floor, prints a table and writes bench/results/latest.json. Not part of `npm test`.
+ * Everything runs on loopback and Unix sockets, in child processes that stop with the bench.
+ *
+ * Knobs (env):
+ *   BENCH_ASKS=1000        asks timed per run (idle and under load)
+ *   BENCH_SECONDS=25       length of the load run's measured window
+ *   BENCH_AGENTS=50 BENCH_PANES=20 BENCH_PROCS=5 BENCH_HZ=4   the load
+ *   BENCH_PHONES=2         watching phones during the load and memory runs
+ *   BENCH_MEM_ITEMS=2000   items per pane before the memory run (2000 = the S-32 view cap)
+ *   BENCH_MEM_TEXT=200     bytes of text per filled item
+ *   BENCH_MEM_SECONDS=60   streaming after warm-up in the memory run
+ *   BENCH_PWA_ITEMS=2000   items in the chat the browser draws
+ *   BENCH_ONLY=floor,idle,load,memory,pwa   run only these parts
+ *   BENCH_DAEMON_NODE_FLAGS="--max-semi-space-size=4"   extra node flags for the daemon (experiments)
+ *   BENCH_PROFILE=1        CPU profiles of the daemon and the timed agent of each run, and of the PWA
+ *                          opening the chat (bench/results/profiles; read them with
+ *                          `node bench/profile-summary.ts <file>`); BENCH_PROFILE_INTERVAL=<µs>
+ *   BENCH_PHONE_FETCH=1    the bench's phone posts with fetch instead of node:http
+ * docs/performance.md explains every figure.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { measureFloor, type FloorResult } from "./floor.ts";
+import { runIdle, runLoad, type IdleResult, type LoadResult } from "./load.ts";
+import { runMemory, type MemoryResult } from "./memory.ts";
+import { runPwa, type PwaResult } from "./pwa.ts";
+import { BENCH_DIR, envInt, killAll, round, roundSummary, type Summary } from "./lib.ts";
+
+const only = new Set((process.env.BENCH_ONLY ?? "floor,idle,load,memory,pwa").split(",").map((s) => s.trim()));
+const cfg = {
+  asks: envInt("BENCH_ASKS", 1000),
+  seconds: envInt("BENCH_SECONDS", 25),
+  agents: envInt("BENCH_AGENTS", 50),
+  panes: envInt("BENCH_PANES", 20),
+  procs: envInt("BENCH_PROCS", 5),
+  hz: envInt("BENCH_HZ", 4),
+  phones: envInt("BENCH_PHONES", 2),
+  memItems: envInt("BENCH_MEM_ITEMS", 2000),
+  memText: envInt("BENCH_MEM_TEXT", 200),
+  memSeconds: envInt("BENCH_MEM_SECONDS", 60),
+  pwaItems: envInt("BENCH_PWA_ITEMS", 2000),
+  profile: process.env.BENCH_PROFILE === "1",
+};
+
+const resultsDir = join(BENCH_DIR, "results");
+mkdirSync(resultsDir, { recursive: true });
+const started = Date.now();
+const log = (line: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${line}`);
+
+process.on("SIGINT", () => {
+  killAll();
+  process.exit(130);
+});
+process.on("exit", killAll);
+
+interface Results {
+  machine: Record<string, unknown>;
+  config: typeof cfg;
+  floor?: FloorResult & { sum: number; sumPaced: number };
+  /** The same floor measured again at the end: how much the machine drifted during the run. */
+  floorEnd?: { http: Summary; ws: Summary; sum: number };
+  idle?: IdleResult;
+  load?: LoadResult;
+  memory?: MemoryResult;
+  pwa?: PwaResult;
+  goals?: { goal: string; value: string; met: boolean }[];
+  seconds?: number;
+}
+
+const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+const results: Results = {
+  machine: {
+    cores: availableParallelism(),
+    cpu: cpuModel,
+    memoryGb: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}, kernel ${release()}${/\bhypervisor\b/.test(readFileSync("/proc/cpuinfo", "utf8")) ? ", virtual machine" : ""}`,
+    loadAverageAtStart: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
+  },
+  config: cfg,
+};
+
+try {
+  if (only.has("floor")) {
+    log("floor: HTTP over a Unix socket and a WebSocket echo, two processes each");
+    const f = await measureFloor(2000, 500);
+    results.floor = {
+      http: roundSummary(f.http), ws: roundSummary(f.ws), httpPaced: roundSummary(f.httpPaced), wsPaced: roundSummary(f.wsPaced),
+      sum: round(f.http.p50 + f.ws.p50), sumPaced: round(f.httpPaced.p50 + f.wsPaced.p50),
+    };
+  }
+  if (only.has("idle")) {
+    log(`idle: ${cfg.asks} asks, nothing else running`);
+    results.idle = await runIdle(cfg);
+  }
+  if (only.has("load")) {
+    log(`load: ${cfg.agents} agents × ${cfg.panes} panes at ${cfg.hz} Hz, ${cfg.phones} watching phones, ${cfg.asks} asks over ${cfg.seconds} s`);
+    results.load = await runLoad(cfg, log);
+  }
+  if (only.has("memory")) {
+    log(`memory: ${cfg.agents * cfg.panes} panes × ${cfg.memItems} items, then streaming for ${cfg.memSeconds} s`);
+    results.memory = await runMemory(cfg, log);
+  }
+  if (only.has("pwa")) {
+    log("pwa: production build and Chromium");
+    results.pwa = await runPwa(cfg, log);
+  }
+  if (only.has("floor")) {
+    log("floor again, at the end");
+    const f = await measureFloor(2000, 0);
+    results.floorEnd = { http: roundSummary(f.http), ws: roundSummary(f.ws), sum: round(f.http.p50 + f.ws.p50) };
+  }
+} catch (err) {
+  killAll();
+  console.error(err);
+  process.exitCode = 1;
+}
+results.seconds = round((Date.now() - started) / 1000, 1);
+results.goals = goals(results);
+writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\n${table(results)}`);
+console.log(`\nwrote ${join(resultsDir, "latest.json")} (${results.seconds} s)`);
+process.exit();
+
+function ms(n: number | undefined): string {
+  return n === undefined || !Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n.toFixed(1);
+}
+
+function table(r: Results): string {
+  const floor = r.floor?.sum;
+  const rows: string[][] = [["measure", "n", "p50 ms", "p99 ms", "max ms", "p50/floor"]];
+  const add = (name: string, s: Summary | undefined, ratio = true) => {
+    if (!s) return;
+    rows.push([name, String(s.n), ms(s.p50), ms(s.p99), ms(s.max), ratio && floor ? `${(s.p50 / floor).toFixed(1)}×` : ""]);
+  };
+  add("floor: HTTP over Unix socket (RTT)", r.floor?.http, false);
+  add("floor: WebSocket echo, loopback (RTT)", r.floor?.ws, false);
+  if (r.floor) rows.push(["floor = sum of the two p50s", "", ms(r.floor.sum), "", "", "1.0×"]);
+  add("  HTTP RTT, 1–3 ms apart", r.floor?.httpPaced, false);
+  add("  WebSocket RTT, 1–3 ms apart", r.floor?.wsPaced, false);
+  if (r.floor) rows.push(["  paced floor (sum of p50s)", "", ms(r.floor.sumPaced), "", "", `${(r.floor.sumPaced / r.floor.sum).toFixed(1)}×`]);
+  if (r.floor && r.floorEnd) rows.push(["  the floor again at the end", "", ms(r.floorEnd.sum), "", "", `${(r.floorEnd.sum / r.floor.sum).toFixed(1)}×`]);
+  add("ask → phone, idle", r.idle?.askToPhone);
+  add("tap → agent, idle", r.idle?.tapToAgent);
+  add("ask → phone, under load", r.load?.askToPhone);
+  add("tap → agent, under load", r.load?.tapToAgent);
+  add("ask → phone, 1000 full panes", r.memory?.askToPhone);
+  add("tap → agent, 1000 full panes", r.memory?.tapToAgent);
+  const w = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join("  ");
+  const m = r.machine;
+  const out = [
+    `machine: ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB, ${m.platform}; Node ${m.node}; load average at start ${m.loadAverageAtStart}`,
+    "",
+    line(rows[0]!), w.map((n) => "-".repeat(n)).join("  "), ...rows.slice(1).map(line),
+  ];
+
+  const hopRuns = ([["idle", r.idle?.hops], ["load", r.load?.hops], ["full panes", r.memory?.hops]] as const).filter(([, h]) => h);
+  if (hopRuns.length > 0) {
+    out.push("", `per hop, p50 / p99 ms:  ${hopRuns.map(([n]) => n).join("  |  ")}`);
+    for (const hop of Object.keys(hopRuns[0]![1]!)) {
+      out.push(`  ${hop.padEnd(38)} ${hopRuns.map(([, h]) => `${ms(h![hop]?.p50)} / ${ms(h![hop]?.p99)}`.padEnd(14)).join("  ")}`);
+    }
+  }
+
+  const kv: [string, string][] = [];
+  if (r.idle?.daemonRssMb !== undefined) {
+    kv.push(["idle: daemon RSS (one agent, one pane)", `${r.idle.daemonRssMb.toFixed(0)} MB, heap ${r.idle.daemonHeapAfterGcMb!.toFixed(0)} MB after a full GC`]);
+  }
+  if (r.load) {
+    const l = r.load;
+    kv.push(["load: partial-reply updates by agents", `${Math.round(l.itemUpdatesPerSec)} /s (target ${cfg.agents * cfg.panes * cfg.hz}); ${Math.round(l.agentEventsPerSec)} events/s written with the turns' state events`]);
+    kv.push(["load: events the daemon applied", `${Math.round(l.daemonEventsPerSec)} /s (${Math.round(l.daemonItemsPerSec)} items/s)`]);
+    kv.push(["load: events pages the daemon read", `${Math.round(l.pagesPerSec)} /s, ${l.eventsPerPage.toFixed(1)} events per page`]);
+    kv.push(["load: daemon CPU", `${(l.daemonCpu * 100).toFixed(0)}% of one core (machine busy ${(l.machineCpu * 100).toFixed(0)}% of ${r.machine.cores} cores)`]);
+    kv.push(["load: agent processes CPU", `${(l.agentsCpu * 100).toFixed(0)}% of one core in total`]);
+    kv.push(["load: daemon RSS", `${l.daemonRssMb.toFixed(0)} MB, heap in use ${l.daemonHeapMb.toFixed(0)} MB, ${l.daemonHeapAfterGcMb.toFixed(0)} MB after a full GC (${cfg.agents * cfg.panes} panes, short conversations)`]);
+    kv.push(["load: watching phones got", `${Math.round(l.phoneMessagesPerSec)} messages/s in total`]);
+  }
+  if (r.memory) {
+    const m = r.memory;
+    kv.push(["memory: daemon ingest of full panes", `${(m.ingestMs / 1000).toFixed(1)} s for ${m.panes} panes × ${m.items} items`]);
+    kv.push(["memory: daemon RSS after warm-up", `${m.rssWarmMb.toFixed(0)} MB (heap after GC ${m.heapWarmMb.toFixed(0)} MB)`]);
+    kv.push(["memory: daemon RSS at the end", `${m.rssEndMb.toFixed(0)} MB after ${m.eventsAfterWarm} more events (heap after GC ${m.heapEndMb.toFixed(0)} MB), max ${m.rssMaxMb.toFixed(0)} MB`]);
+    kv.push(["memory: daemon heap per mirrored item", `≤ ${m.daemonBytesPerItem.toFixed(0)} B (items of ${m.textBytes} B of text)`]);
+    kv.push(["memory: SDK heap per pane, filled", `${(m.sdkBytesPerPane / 1024).toFixed(0)} KB with a full tail and ${m.items} items (${m.sdkBytesPerPaneEmpty.toFixed(0)} B for an empty pane)`]);
+    kv.push(["memory: SDK heap per pane, streaming", `${(m.sdkBytesPerPaneWarm / 1024).toFixed(0)} KB after warm-up, ${(m.sdkBytesPerPaneEnd / 1024).toFixed(0)} KB at the end`]);
+  }
+  if (r.pwa) {
+    const p = r.pwa;
+    if (p.browser) kv.push(["pwa: browser", `${p.browser}, headless, 390×844, no GPU`]);
+    kv.push(["pwa: initial JS (gzip)", `${(p.initialJsGzip / 1024).toFixed(1)} KB (${(p.initialJsRaw / 1024).toFixed(0)} KB raw, CSS ${(p.cssGzip / 1024).toFixed(1)} KB gzip)`]);
+    if (p.drawMs !== undefined) {
+      kv.push([`pwa: open a ${p.items}-item chat → drawn`, `${ms(p.drawMs)} ms median of ${p.drawRuns} (first ${ms(p.drawFirstMs)} ms; ${ms(p.drawAfterViewMs)} ms after its view arrived; ${p.rowsDrawn} rows in the DOM)`]);
+      kv.push(["pwa: the same, CPU slowed 4×", `${ms(p.drawSlowCpuMs)} ms`]);
+    }
+    if (p.append) kv.push(["pwa: append at 4 Hz", `${p.append.appends} items in ${p.append.seconds} s: ${p.append.longTasks} long tasks (longest ${ms(p.append.longestTaskMs)} ms), ${p.append.droppedFrames} missed vsyncs of ${p.append.frames + p.append.droppedFrames}`]);
+    if (p.quiet) kv.push(["pwa: nothing arriving (baseline)", `${p.quiet.longTasks} long tasks (longest ${ms(p.quiet.longestTaskMs)} ms), ${p.quiet.droppedFrames} missed vsyncs of ${p.quiet.frames + p.quiet.droppedFrames}`]);
+    if (p.error) kv.push(["pwa: browser failed", p.error]);
+  }
+  const kw = Math.max(...kv.map(([k]) => k.length));
+  const goalsText = (r.goals ?? []).map((g) => `${g.met ? "MET   " : "MISSED"} ${g.goal}: ${g.value}`);
+  return [...out, "", ...kv.map(([k, v]) => `${k.padEnd(kw)}  ${v}`), "", "goals:", ...goalsText].join("\n");
+}
+
+function goals(r: Results): { goal: string; value: string; met: boolean }[] {
+  const g: { goal: string; value: string; met: boolean }[] = [];
+  const floor = r.floor?.sum;
+  if (r.load && floor) {
+    g.push({ goal: "ask → phone p50 ≤ 5 × floor under load", value: `${ms(r.load.askToPhone.p50)} ms = ${(r.load.askToPhone.p50 / floor).toFixed(1)} × ${ms(floor)} ms`, met: r.load.askToPhone.p50 <= 5 * floor });
+    g.push({ goal: "ask → phone p99 ≤ 20 ms under load", value: `${ms(r.load.askToPhone.p99)} ms`, met: r.load.askToPhone.p99 <= 20 });
+  }
+  if (r.idle && floor) {
+    g.push({ goal: "tap → agent p50 ≤ 5 × floor", value: `${ms(r.idle.tapToAgent.p50)} ms = ${(r.idle.tapToAgent.p50 / floor).toFixed(1)} × floor (idle)`, met: r.idle.tapToAgent.p50 <= 5 * floor });
+  }
+  if (r.load && floor) {
+    g.push({ goal: "tap → agent p50 ≤ 5 × floor under load", value: `${ms(r.load.tapToAgent.p50)} ms = ${(r.load.tapToAgent.p50 / floor).toFixed(1)} × floor`, met: r.load.tapToAgent.p50 <= 5 * floor });
+  }
+  if (r.load) g.push({ goal: "daemon RSS ≤ 150 MB at 1000 panes (streaming, short conversations)", value: `${r.load.daemonRssMb.toFixed(0)} MB`, met: r.load.daemonRssMb <= 150 });
+  if (r.memory) {
+    g.push({ goal: `daemon RSS ≤ 150 MB at ${r.memory.panes} panes × ${r.memory.items} items (every view at its cap)`, value: `${r.memory.rssEndMb.toFixed(0)} MB`, met: r.memory.rssEndMb <= 150 });
+    const growth = r.memory.heapEndMb - r.memory.heapWarmMb;
+    g.push({ goal: "daemon memory flat over time (heap after GC, end − warm-up ≤ 5%)", value: `${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB over ${r.memory.eventsAfterWarm} events`, met: growth <= 0.05 * r.memory.heapWarmMb });
+    const sdkGrowth = r.memory.sdkBytesPerPaneEnd - r.memory.sdkBytesPerPaneWarm;
+    g.push({ goal: "SDK memory per pane flat over time (heap after GC, end − warm-up ≤ 5%)", value: `${sdkGrowth >= 0 ? "+" : ""}${(sdkGrowth / 1024).toFixed(1)} KB per pane`, met: sdkGrowth <= 0.05 * r.memory.sdkBytesPerPaneWarm });
+  }
+  if (r.pwa) {
+    g.push({ goal: "initial JS ≤ 100 KB gzip", value: `${(r.pwa.initialJsGzip / 1024).toFixed(1)} KB`, met: r.pwa.initialJsGzip <= 100 * 1024 });
+    if (r.pwa.drawMs !== undefined) g.push({ goal: `${r.pwa.items}-item chat drawn ≤ 100 ms`, value: `${ms(r.pwa.drawMs)} ms`, met: r.pwa.drawMs <= 100 });
+  }
+  return g;
+}

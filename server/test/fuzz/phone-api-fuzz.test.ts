@@ -1,0 +1,302 @@
+/**
+ * The phone API fuzzed (D-4, D-5, X-1, L-2): raw HTTP to the daemon with bodies of the wrong shape,
+ * huge bodies, invalid JSON and UTF-8, bad request ids, hostile path parameters, wrong content
+ * types and methods, missing or wrong device tokens, foreign hosts and origins; and garbage on the
+ * WebSocket.
+ *
+ * Oracle, for every case: a reply within a deadline; a JSON body; a 4xx with a code the API
+ * documents (docs/phone-api.md), or the 5xx Collie documents for an agent it cannot reach
+ * (502/503/504), never a 500 and never a stack trace; an answer held (202) is counted, and the
+ * held table holds exactly those. After the cases: the snapshot is what it was, the fake agent
+ * received the writes it was sent, a normal send works, and a new WebSocket gets its snapshot.
+ *
+ * Cases: FUZZ_CASES (default 10 000) HTTP requests plus a tenth as many WebSocket messages; seed
+ * FUZZ_SEED.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import WebSocket from "ws";
+import type { Snapshot } from "@colliepwa/shared";
+import { MESSAGE_CHECKERS, parseWith } from "@colliepwa/durable-sdk/wire";
+import {
+  clone, damageBytes, fuzzCases, garbageBody, hostileString, mutate, PROTO_KEYS, prototypeFingerprint, report, Rng, SEED,
+  setOwn, STACK_TRACE,
+} from "../../../sdk/test/helpers/fuzz.ts";
+import { pool, rawRequest, RawHang, RawNoReply, requestBytes } from "../../../sdk/test/helpers/raw-http.ts";
+import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
+import { FakeAgent } from "../helpers/fake-agent.ts";
+import { closeAllLive, LiveClient } from "../helpers/live.ts";
+import { removeTempDirs, tempDir } from "../helpers/wait.ts";
+
+const CASES = fuzzCases(10_000);
+const WS_CASES = Math.max(100, Math.ceil(CASES / 10));
+
+/** The codes the phone API documents (docs/phone-api.md; shared COLLIE_ERRORS; the gate, X-1). */
+const DOCUMENTED: Record<string, readonly number[]> = {
+  "bad-request": [400],
+  "too-large": [413],
+  "not-found": [404],
+  "unknown-agent": [404],
+  "agent-version-mismatch": [409],
+  "agent-unreachable": [503, 504],
+  "agent-failed": [502],
+  unpaired: [401],
+  "bad-host": [421],
+  "bad-origin": [403],
+  // The fake agent's own answer to a write, passed through as the agent said it (D-5).
+  refused: [409],
+};
+const enc = (s: string): string => encodeURIComponent(s.toWellFormed());
+const ASK_ID = "0123456789abcdef0123456789abcdef";
+/** Valid wire ids at the ID rule's 128-byte limit (S-11): 384 characters once percent-encoded. */
+const LONG_ID = "L".repeat(128);
+const WIDE_ID = "é".repeat(64);
+
+describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
+  const dir = tempDir();
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => void uncaught.push(err);
+  const fingerprint = prototypeFingerprint();
+  let d: TestDaemon;
+  let fake: FakeAgent;
+  let before0: Omit<Snapshot, "seq">;
+  const writesSeen: { path: string; ok: boolean; why?: string }[] = [];
+  let host: string;
+
+  before(async () => {
+    process.on("uncaughtException", onUncaught);
+    process.on("unhandledRejection", onUncaught);
+    fake = new FakeAgent({ panes: ["f1", "f2", LONG_ID, WIDE_ID] });
+    // Every write the daemon forwards must be a well-formed wire body; the agent refuses them all.
+    fake.write = (path, body) => {
+      let ok = false;
+      let why = "";
+      try {
+        const value = JSON.parse(body) as unknown;
+        const route = /\/answer$/.test(path) ? "AnswerBody" : /\/send$/.test(path) ? "SendBody" : /\/steer$/.test(path) ? "SteerBody"
+          : /\/stop$/.test(path) ? "StopBody" : /\/actions\//.test(path) ? "ActionBody" : /\/rename$/.test(path) ? "RenameBody"
+          : /\/close$/.test(path) ? "CloseBody" : /\/reopen$/.test(path) ? "ReopenBody" : "StarterBody";
+        const parsed = parseWith(MESSAGE_CHECKERS[route], value);
+        ok = parsed.ok || /\/answer$/.test(path); // an answer's shape is the agent's to judge (bad-request or invalid-answer)
+        if (!parsed.ok) why = parsed.error;
+      } catch (err) {
+        why = String(err);
+      }
+      writesSeen.push({ path, ok, why });
+      return { status: 409, body: { error: "refused", message: "The fuzz agent takes nothing.", reason: "fuzz" } };
+    };
+    await fake.listen({ socket: join(dir, "fake.sock") });
+    d = await TestDaemon.start({
+      sources: {
+        fixed: [
+          { name: "f", endpoint: { kind: "socket", path: join(dir, "fake.sock") }, key: "f" },
+          { name: "down", endpoint: { kind: "socket", path: join(dir, "nobody.sock") }, key: "down" },
+        ],
+      },
+    });
+    await d.waitState("f", "ready");
+    await d.waitState("down", "unreachable");
+    host = `127.0.0.1:${d.port}`;
+    const { seq: _s, ...rest } = await d.snapshot();
+    before0 = rest;
+  });
+
+  after(async () => {
+    process.off("uncaughtException", onUncaught);
+    process.off("unhandledRejection", onUncaught);
+    await closeAllLive();
+    await closeAllDaemons();
+    await fake?.close();
+    removeTempDirs();
+  });
+
+  test(`${CASES} hostile HTTP requests: documented 4xx (or Collie's documented 5xx for an agent it cannot reach), never a 500 or a stack trace`, { timeout: 120_000 + CASES * 10 }, async () => {
+    const rng = new Rng(SEED ^ 0x9a0e);
+    const violations = new Map<string, { count: number; example: string }>();
+    const byCode = new Map<string, number>();
+    const heldIds = new Set<string>();
+    let hangs = 0;
+    const bad = (kind: string, example: string) => {
+      const v = violations.get(kind);
+      if (v) v.count++;
+      else violations.set(kind, { count: 1, example });
+    };
+    const agentName = () => rng.weighted<string>([[10, "f"], [3, "down"], [1, "nobody"], [1, rng.pick(PROTO_KEYS)], [1, hostileString(rng, 300)]]);
+    const paneName = () => rng.weighted<string>([[10, "f1"], [1, "nope"], [1, rng.pick(PROTO_KEYS)], [1, hostileString(rng, 600)]]);
+    const rid = () => rng.weighted<unknown>([[10, requestId("fz")], [1, ""], [1, "x".repeat(129)], [1, "a b"], [1, "a/b"], [1, "a\u202eb"], [1, "a\u0000b"], [1, 42], [1, null], [1, ["r"]], [1, hostileString(rng, 300)]]);
+    const turn = () => rng.pick<unknown>([null, "t-1", "", 5, "x".repeat(600), hostileString(rng, 100)]);
+    const target = () => rng.pick<unknown>([{ kind: "pane", id: "f1" }, { kind: "tab", id: "w:t" }, { kind: "workspace", id: "w" }, { kind: "nope", id: "x" }, { kind: "pane" }, "f1", null]);
+
+    const makeCase = (): { method: string; path: string; headers: Record<string, string | Buffer>; body?: Buffer; what: string } => {
+      const a = enc(agentName());
+      const p = enc(paneName());
+      const route = rng.pick(["answer", "send", "steer", "stop", "action", "rename", "close", "reopen", "starter", "snapshot", "agents", "health", "pane", "history", "historyItems", "starters", "me", "pair", "unknown", "live"] as const);
+      const templates: Record<string, [string, string, Record<string, unknown> | undefined]> = {
+        answer: ["POST", `/api/agents/${a}/panes/${p}/asks/${rng.chance(0.8) ? ASK_ID : enc(hostileString(rng, 100))}/answer`, { requestId: rid(), revision: rng.pick(["0123456789abcdef", "nothex", ""]), answer: rng.pick<unknown>([{ kind: "permission", optionId: "allow" }, { kind: "x" }, {}, null, "allow", { kind: "form", values: { __proto__: 1 } }]) }],
+        send: ["POST", `/api/agents/${a}/panes/${p}/send`, { requestId: rid(), text: rng.pick<unknown>(["hi", "", "x".repeat(16_385), hostileString(rng, 20_000), 1, null]) }],
+        steer: ["POST", `/api/agents/${a}/panes/${p}/steer`, { requestId: rid(), text: "steer", turnId: turn() }],
+        stop: ["POST", `/api/agents/${a}/panes/${p}/stop`, { requestId: rid(), turnId: turn() }],
+        action: ["POST", `/api/agents/${a}/panes/${p}/actions/${enc(rng.pick(["go", hostileString(rng, 200)]))}`, { requestId: rid(), turnId: turn() }],
+        rename: ["POST", `/api/agents/${a}/rename`, { requestId: rid(), target: target(), title: rng.pick<unknown>(["T", "", "x".repeat(1025), hostileString(rng, 2000)]) }],
+        close: ["POST", `/api/agents/${a}/close`, { requestId: rid(), target: target() }],
+        reopen: ["POST", `/api/agents/${a}/reopen`, { requestId: rid(), target: target() }],
+        starter: ["POST", `/api/agents/${a}/starters/${enc(rng.pick(["s1", hostileString(rng, 200)]))}`, { requestId: rid() }],
+        snapshot: ["GET", "/api/snapshot", undefined],
+        agents: ["GET", "/api/agents", undefined],
+        health: ["GET", "/api/health", undefined],
+        me: ["GET", "/api/me", undefined],
+        pane: ["GET", `/api/agents/${a}/panes/${p}`, undefined],
+        history: ["GET", `/api/agents/${a}/history?${rng.pick(["", "limit=5", "limit=abc", `after=${enc(hostileString(rng, 600))}`, "limit=-1&after=", "limit=99999999999999999999"])}`, undefined],
+        historyItems: ["GET", `/api/agents/${a}/history/${p}/items?limit=${rng.pick(["1", "x", "-5"])}`, undefined],
+        starters: ["GET", `/api/agents/${a}/starters`, undefined],
+        pair: ["POST", "/api/pair", { code: rng.pick<unknown>(["000000", "", "x".repeat(40), 5, null]), name: rng.pick<unknown>(["phone", hostileString(rng, 300), 1]) }],
+        unknown: [rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH"]), `/api/${enc(hostileString(rng, 100))}${rng.pick(["", "/x", "?a=1"])}`, rng.chance(0.5) ? { requestId: rid() } : undefined],
+        live: ["GET", `/api/live?since=${rng.pick(["", "-1", "x", "1e400", String(Date.now() * 1000)])}`, undefined],
+      };
+      let [method, path, value] = templates[route]!;
+      const headers: Record<string, string | Buffer> = { Host: host };
+      // The gate (X-1): a paired device, this Collie's host, its own origin.
+      if (rng.chance(0.93)) headers.Authorization = rng.weighted<string>([[40, `Bearer ${d.token}`], [1, "Bearer wrong"], [1, `Bearer ${d.token}x`], [1, "Basic x"], [1, ""]]);
+      if (rng.chance(0.03)) headers.Host = rng.pick(["evil.example", "127.0.0.1", "localhost:1", "127.0.0.1:99999", "[::1]:x", ""]);
+      if (rng.chance(0.05)) headers.Origin = rng.pick([`http://${host}`, "http://evil.example", "null", "file://", `http://${host}.evil`, "%%%"]);
+      if (rng.chance(0.02)) headers.Cookie = rng.pick([`collie_device=${d.token}`, "collie_device=", "collie_device=x; a=b", "=;;="]);
+      let body: Buffer | undefined;
+      let what: string = route;
+      if (value !== undefined || (method !== "GET" && rng.chance(0.5))) {
+        const kind = rng.weighted<string>([[50, "mutated"], [15, "valid"], [15, "garbage"], [10, "damaged"], [5, "huge"], [5, "empty"]]);
+        what = `${route} ${kind}`;
+        if (kind === "garbage") body = garbageBody(rng);
+        else if (kind === "huge") body = Buffer.from(JSON.stringify({ ...(value ?? {}), pad: "x".repeat(rng.pick([262_000, 300_000, 2_000_000])) }));
+        else if (kind === "empty") body = Buffer.alloc(0);
+        else {
+          let v: unknown = clone(value ?? {});
+          if (kind !== "valid") for (let i = rng.range(1, 3); i > 0; i--) v = mutate(rng, v);
+          if (rng.chance(0.05) && v !== null && typeof v === "object") setOwn(v as Record<string, unknown>, rng.pick(PROTO_KEYS), { polluted: true });
+          const text = JSON.stringify(v) ?? "null";
+          body = kind === "damaged" ? damageBytes(rng, text) : Buffer.from(text);
+        }
+        headers["Content-Type"] = rng.weighted<string>([[20, "application/json"], [1, "text/plain"], [1, "application/json; charset=utf-16"], [1, "multipart/form-data; boundary=x"], [1, "application/x-www-form-urlencoded"], [1, ""]]);
+        if (headers["Content-Type"] === "") delete headers["Content-Type"];
+        if (rng.chance(0.02)) method = rng.pick(["GET", "PUT", "DELETE"]);
+      }
+      if (rng.chance(0.02)) path = path.replace(/\/[^/?]*(\?|$)/, rng.pick(["/%", "/%E0%A4%A", "/%zz", "/%2F%2F", "/..%2F..%2F"]) + "$1");
+      if (rng.chance(0.01)) path = `${path}${"/x".repeat(rng.pick([100, 5000]))}`;
+      return { method, path, headers, ...(body !== undefined ? { body } : {}), what };
+    };
+
+    const started = Date.now();
+    const cases = function* () {
+      for (let n = 0; n < CASES; n++) yield { n, c: makeCase() };
+    };
+    await pool(cases(), 8, async ({ n, c }) => {
+      let reply;
+      try {
+        reply = await rawRequest({ port: d.port }, requestBytes(c.method, c.path, c.headers, c.body), 15_000);
+      } catch (err) {
+        if (err instanceof RawHang) hangs++;
+        if (err instanceof RawHang || err instanceof RawNoReply) return bad(`${c.what}: ${err.name}`, `case ${n} ${c.method} ${c.path.slice(0, 100)}: ${err.message}`);
+        throw err;
+      }
+      const { status, text } = reply;
+      const example = `case ${n} ${c.method} ${c.path.slice(0, 100)} → ${status} ${text.slice(0, 200)}`;
+      if (STACK_TRACE.test(text)) return bad(`${c.what}: a stack trace`, example);
+      if (status === 500) return bad(`${c.what}: 500`, example);
+      if (status === 101) return bad(`${c.what}: an upgrade without asking`, example);
+      // `/api/live` is the WebSocket: a plain GET gets @fastify/websocket's bare 404.
+      if (/^\/api\/live(\?|$)/.test(c.path) && status === 404 && text === "") {
+        byCode.set("404 (live, no upgrade)", (byCode.get("404 (live, no upgrade)") ?? 0) + 1);
+        return;
+      }
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        // The app's pages for a path outside /api (a climbing path can leave it): not the API's concern.
+        if (!/^\/api(\/|$|\?)/.test(decodeURIComponent(c.path.split("?")[0]!.replace(/%(?![0-9a-f]{2})/gi, "%25")))) return;
+        return bad(`${c.what}: not JSON (${status})`, example);
+      }
+      if (status >= 200 && status < 300) {
+        byCode.set(String(status), (byCode.get(String(status)) ?? 0) + 1);
+        if (status === 202 && body.held === true) {
+          const id = (JSON.parse(c.body!.toString("utf8")) as { requestId: string }).requestId;
+          heldIds.add(id);
+        }
+        return;
+      }
+      const code = body.error;
+      if (typeof code !== "string" || typeof body.message !== "string") return bad(`${c.what}: not {error, message} (${status})`, example);
+      byCode.set(`${status} ${code}`, (byCode.get(`${status} ${code}`) ?? 0) + 1);
+      if (/^pairing-/.test(code) && [403, 429].includes(status)) return; // the pairing exchange's own codes (X-1)
+      const allowed = DOCUMENTED[code];
+      if (!allowed) return bad(`${c.what}: undocumented code ${code} (${status})`, example);
+      if (!allowed.includes(status)) return bad(`${c.what}: ${code} with status ${status}`, example);
+    });
+    const ms = Date.now() - started;
+
+    // Nothing changed: the same snapshot; the agent got only well-formed writes; the held answers are exactly the 202s.
+    const { seq: _s, ...now } = await d.snapshot();
+    assert.deepEqual(now, before0, "the snapshot changed under the fuzz");
+    // Collie's schemas are looser than the wire's ID rule (a C1 control or a space in a turn id
+    // passes them): such a write goes to the agent, whose validators answer 400 bad-request, and
+    // that reaches the phone as it is. Counted, not refused here.
+    const malformed = writesSeen.filter((w) => !w.ok);
+    assert.equal(d.daemon.held.count, heldIds.size, "held answers are exactly the answers answered 202");
+    assert.equal(prototypeFingerprint(), fingerprint, "Object.prototype was polluted");
+    fake.write = () => ({ status: 200, body: { ok: true, turnId: "t-1" } });
+    const sent = await d.post("/api/agents/f/panes/f1/send", { requestId: requestId("after"), text: "after the fuzz" });
+    assert.deepEqual(sent, { status: 200, body: { ok: true, turnId: "t-1" } });
+    // Panes whose ids are at the ID rule's limit are reachable (their encoded ids are long).
+    for (const id of [LONG_ID, WIDE_ID]) {
+      assert.equal((await d.get(`/api/agents/f/panes/${encodeURIComponent(id)}`)).status, 200, `pane ${id}`);
+      assert.equal((await d.post(`/api/agents/f/panes/${encodeURIComponent(id)}/send`, { requestId: requestId("long"), text: "hi" })).status, 200);
+    }
+
+    report("phone-api-fuzz", {
+      cases: CASES, crashes: uncaught.length, hangs, violations: [...violations.values()].reduce((s, v) => s + v.count, 0),
+      forwarded: writesSeen.length, "forwarded-for-the-agent-to-refuse": malformed.length, held: heldIds.size, ms,
+      codes: [...byCode].sort((x, y) => y[1] - x[1]).slice(0, 16).map(([k, v]) => `${k.replace(" ", "/")}:${v}`).join(","),
+    });
+    assert.equal(uncaught.length, 0, `uncaught: ${uncaught.map((e) => String((e as Error)?.stack ?? e)).join("\n")}`);
+    assert.deepEqual([...violations].map(([k, v]) => `${v.count}× ${k} — e.g. ${v.example}`), []);
+  });
+
+  test(`${WS_CASES} hostile WebSocket messages: the socket survives or closes cleanly, Collie stays up`, { timeout: 120_000 + WS_CASES * 20 }, async () => {
+    const rng = new Rng(SEED ^ 0x3e5);
+    let closedCleanly = 0;
+    let sent = 0;
+    const open = () => new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`${d.wsUrl}/api/live`, { headers: { authorization: `Bearer ${d.token}` } });
+      ws.once("open", () => resolve(ws));
+      ws.once("error", reject);
+    });
+    let ws = await open();
+    for (let i = 0; i < WS_CASES; i++) {
+      if (ws.readyState !== WebSocket.OPEN) {
+        closedCleanly++;
+        ws = await open();
+      }
+      const msg = rng.weighted<() => string | Buffer>([
+        [5, () => JSON.stringify({ type: "watch", agent: rng.pick(["f", "down", hostileString(rng, 300)]), pane: rng.pick(["f1", hostileString(rng, 600)]) })],
+        [2, () => JSON.stringify({ type: "unwatch", agent: "f", pane: "f1" })],
+        [3, () => { let v: unknown = { type: "watch", agent: "f", pane: "f1" }; v = mutate(rng, v); return JSON.stringify(v) ?? "null"; }],
+        [3, () => garbageBody(rng).subarray(0, rng.chance(0.9) ? 60_000 : 70_000)],
+        [1, () => `{"__proto__":{"polluted":true},"type":"watch","agent":"f","pane":"f1"}`],
+        [1, () => Buffer.from([0xff, 0xfe, 0x00])],
+      ])();
+      await new Promise<void>((resolve) => ws.send(msg, () => resolve()));
+      sent++;
+    }
+    const gone = new Promise((r) => ws.once("close", r));
+    ws.close();
+    await gone;
+    const fresh = await LiveClient.connect(d.wsUrl);
+    assert.equal(fresh.messages[0]?.type, "snapshot");
+    fresh.send({ type: "watch", agent: "f", pane: "f1" });
+    await fresh.waitFor((m) => m.type === "view" && m.paneId === "f1", "a view of f1");
+    assert.equal((await d.get("/api/health")).status, 200);
+    assert.equal(prototypeFingerprint(), fingerprint, "Object.prototype was polluted");
+    report("phone-live-fuzz", { cases: sent, crashes: uncaught.length, "closed-by-collie": closedCleanly });
+    assert.equal(uncaught.length, 0, `uncaught: ${uncaught.map(String).join("\n")}`);
+  });
+});
