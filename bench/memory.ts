@@ -98,9 +98,9 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
         heapEndMb: end.memory.heapUsed / 2 ** 20,
         rssSeries: series,
         eventsAfterWarm: e1 - e0,
-        // The whole heap (after a full GC, before streaming) over the items: an upper bound per
+        // The whole heap after the warm-up (after a full GC) over the items: an upper bound per
         // item, since it includes the daemon's own ~30 MB.
-        daemonBytesPerItem: idle.memory.heapUsed / totalItems,
+        daemonBytesPerItem: warm.memory.heapUsed / totalItems,
         sdkBytesPerPane: (sdkHeap(sdk0, "memory") - sdkHeap(sdk0, "baseline")) / panes,
         sdkBytesPerPaneEmpty: (sdkHeap(sdk0, "withPanes") - sdkHeap(sdk0, "baseline")) / panes,
         sdkBytesPerPaneWarm: (sdkHeap(sdkWarm, "memory") - sdkHeap(sdk0, "baseline")) / panes,

@@ -13,6 +13,7 @@
  * Cases: FUZZ_CASES (default 10 000), seed FUZZ_SEED; see docs/reliability.md.
  */
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createCore, type DurableCore } from "../../src/core/core.ts";
@@ -408,7 +409,10 @@ describe("the durable wire under hostile input from Collie's side (L-2, W-5)", (
     collie.history(HISTORY);
     a1 = buildAgent(collie, warnings);
     collie.ready();
-    closers.push(() => collie.close());
+    closers.push(async () => {
+      await collie.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
     targets.push({ name: "openCollie", where: { socket: collie.socketPath }, agent: a1, kept: [], dropped: [] });
     // Target 2: createCore behind a bearer token, with a receipt store the test can count.
     const store = new MemoryReceiptStore();
