@@ -50,14 +50,7 @@ describe("every API route needs a paired device (X-1)", () => {
   test("the WebSocket refuses an unpaired phone", async () => {
     const d = await TestDaemon.start({ sources: none });
     const ws = new WebSocket(`${d.wsUrl}/api/live`);
-    const status = await new Promise<number>((resolve) => {
-      ws.on("unexpected-response", (req, res) => {
-        resolve(res.statusCode ?? 0);
-        req.destroy(); // a refused upgrade leaves its socket open otherwise
-      });
-      ws.on("open", () => resolve(101));
-      ws.on("error", () => {});
-    });
+    const status = await upgradeStatus(ws);
     assert.equal(status, 401);
   });
 
@@ -163,14 +156,7 @@ describe("browser gates (X-2)", () => {
     const own = await fetch(`${d.url}/api/agents/desk/panes/p/send`, { method: "POST", headers: { ...headers, origin: d.url }, body });
     assert.equal(own.status, 404, "past the gate: the agent is unknown");
     const ws = new WebSocket(`${d.wsUrl}/api/live`, { headers: { ...authHeaders(d.wsUrl), origin: "https://evil.example" } });
-    const status = await new Promise<number>((resolve) => {
-      ws.on("unexpected-response", (req, res) => {
-        resolve(res.statusCode ?? 0);
-        req.destroy(); // a refused upgrade leaves its socket open otherwise
-      });
-      ws.on("open", () => resolve(101));
-      ws.on("error", () => {});
-    });
+    const status = await upgradeStatus(ws);
     assert.equal(status, 403);
   });
 
@@ -228,6 +214,21 @@ describe("agents (X-3)", () => {
     assert.ok(!auditText.includes('"hi"'), "no message text in the audit log");
   });
 });
+
+/** The status a WebSocket upgrade got: 101 when it opened, else the refusal's HTTP status. */
+function upgradeStatus(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => {
+    ws.on("unexpected-response", (req, res) => {
+      resolve(res.statusCode ?? 0);
+      req.destroy(); // a refused upgrade leaves its socket open otherwise
+    });
+    ws.on("open", () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on("error", () => {});
+  });
+}
 
 /** A raw HTTP/1.1 request so the Host header can be anything. */
 async function rawRequest(port: number, method: string, path: string, headers: Record<string, string>): Promise<{ status: number }> {

@@ -66,10 +66,18 @@ export function headerLine2(c: Conversation): string {
 }
 
 /** Last activity as a short time: `14:05` today, else `2 Dec`. */
+// Built once: a formatter per call was most of a long chat's drawing time (docs/performance.md).
+let timeFormat: Intl.DateTimeFormat | undefined;
+let dayFormat: Intl.DateTimeFormat | undefined;
+
 export function shortTime(iso: string, now: number): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "";
   const today = new Date(now);
-  if (d.toDateString() === today.toDateString()) return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return d.toLocaleDateString([], { day: "numeric", month: "short" });
+  if (d.toDateString() === today.toDateString()) {
+    timeFormat ??= new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+    return timeFormat.format(d);
+  }
+  dayFormat ??= new Intl.DateTimeFormat([], { day: "numeric", month: "short" });
+  return dayFormat.format(d);
 }
