@@ -121,6 +121,16 @@ async function tap(page: Page, tag: string): Promise<void> {
   }, tag);
 }
 
+/**
+ * Delivers a push to the real service worker through CDP, then lets the worker handle it before
+ * the journey reads notifications: CDP answers before the push event runs, and Chromium forgets a
+ * notification that `getNotifications()` reads while it is still being shown.
+ */
+async function deliver(page: Page, cdp: CDPSession, registrationId: string, origin: string, data: string): Promise<void> {
+  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data });
+  await page.waitForTimeout(400);
+}
+
 /** How many of each endpoint's pushes the journey has read. */
 const read = new Map<string, number>();
 
@@ -186,7 +196,7 @@ test("an ask's push shows a notification; a tap lands on its card; answering wit
   const askId = first.payload.askId;
 
   // Delivered through CDP to the real service worker: it shows the notification.
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: first.text });
+  await deliver(page, cdp, registrationId, origin, first.text);
   await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body, n.tag])).toEqual([
     [`Permission needed in ${maria.title}`, "refund needs a yes", "collie:desk"],
   ]);
@@ -204,8 +214,7 @@ test("an ask's push shows a notification; a tap lands on its card; answering wit
   await shot("push-landed-on-card");
 
   // While a Collie window is visible, a push shows nothing: the card is on screen already.
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: first.text });
-  await page.waitForTimeout(500);
+  await deliver(page, cdp, registrationId, origin, first.text);
   expect(await notifications(page)).toEqual([]);
 
   // Withdrawal: Jonas's courier note asks with no push line of its own (the body is the ask's title).
@@ -218,7 +227,7 @@ test("an ask's push shows a notification; a tap lands on its card; answering wit
   expect(second.payload.title).toBe(`Permission needed in ${jonas.title}`);
   expect(second.payload.body).toBe("A note for the courier?");
   const noteAskId = second.payload.askId;
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: second.text });
+  await deliver(page, cdp, registrationId, origin, second.text);
   await expect.poll(async () => (await notifications(page)).map((n) => n.title)).toEqual([`Permission needed in ${jonas.title}`]);
 
   // Answered from the phone: Collie sends a clear push for the ask, and the notification goes.
@@ -228,11 +237,21 @@ test("an ask's push shows a notification; a tap lands on its card; answering wit
   expect(answered.status()).toBe(200);
   const clear = await nextPush(service, phone, publicKey);
   expect(clear.payload).toEqual({ v: 1, type: "clear", tag: "collie:desk", agent: "desk", machine: null, paneId: jonas.pane, askId: open.id });
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: clear.text });
+  await deliver(page, cdp, registrationId, origin, clear.text);
+  await expect.poll(async () => (await notifications(page)).length).toBe(0);
+
+  // A burst (two pushes delivered back to back) collapses into one notification that keeps both asks.
+  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: first.text });
+  await deliver(page, cdp, registrationId, origin, second.text);
+  await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body, n.data?.asks?.map((a) => a.askId)])).toEqual([
+    [`Permission needed in ${jonas.title}`, "A note for the courier? (+1 more)", [noteAskId, askId]],
+  ]);
+  await deliver(page, cdp, registrationId, origin, JSON.stringify({ ...clear.payload, paneId: maria.pane, askId }));
+  await deliver(page, cdp, registrationId, origin, clear.text);
   await expect.poll(async () => (await notifications(page)).length).toBe(0);
 
   // A push the worker cannot read still shows something sensible.
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data: "not a Collie payload" });
+  await deliver(page, cdp, registrationId, origin, "not a Collie payload");
   await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.tag])).toEqual([["Collie", "collie"]]);
 });
 

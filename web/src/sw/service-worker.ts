@@ -185,8 +185,21 @@ self.addEventListener("push", (event) => {
   } catch {
     text = null; // unreadable: FALLBACK below
   }
-  event.waitUntil(onPush(text));
+  event.waitUntil(inTurn(() => onPush(text)));
 });
+
+/**
+ * Pushes are handled one at a time, in arrival order. Each one reads the notifications showing and
+ * then replaces them (a burst collapses, a clear removes one ask), so two interleaved handlers
+ * would drop an ask; and Chromium forgets a notification that `getNotifications()` reads while it
+ * is still being shown.
+ */
+let pushTurn: Promise<void> = Promise.resolve();
+function inTurn(work: () => Promise<void>): Promise<void> {
+  const mine = pushTurn.then(work);
+  pushTurn = mine.catch(() => undefined);
+  return mine;
+}
 
 async function onPush(text: string | null): Promise<void> {
   const payload = parsePush(text);
