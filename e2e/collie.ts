@@ -35,6 +35,8 @@ export interface CollieServer {
 export interface CollieOptions {
   /** Extra environment for the daemon and the example agent it starts (e.g. `DESK_ASK_EXPIRY_MS`). */
   env?: Record<string, string>;
+  /** A sources.json to read instead of none (then the daemon runs the example agent). */
+  sources?: string;
 }
 
 /** Resolves once a child printed a stdout line that matches, or rejects when it exits first. */
@@ -95,7 +97,7 @@ export async function startCollie(options: CollieOptions = {}): Promise<CollieSe
   const launch = async () => {
     const c = spawn(process.execPath, [
       "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"), "serve",
-      "--sources", join(stateDir, "no-sources.json"), "--state-dir", stateDir, "--port", String(port),
+      "--sources", options.sources ?? join(stateDir, "no-sources.json"), "--state-dir", stateDir, "--port", String(port),
     ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
     child = c;
     await readyLine(c, "collie", (line) => /listening on http/.test(line));
