@@ -14,6 +14,7 @@
  * FUZZ_SEED.
  */
 import assert from "node:assert/strict";
+import { createECDH, randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
@@ -24,6 +25,7 @@ import {
   setOwn, STACK_TRACE,
 } from "../../../sdk/test/helpers/fuzz.ts";
 import { pool, rawRequest, RawHang, RawNoReply, requestBytes } from "../../../sdk/test/helpers/raw-http.ts";
+import { checkSubscription, MAX_SUBSCRIPTIONS } from "../../src/push/subscriptions.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { FakeAgent } from "../helpers/fake-agent.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
@@ -52,6 +54,9 @@ const ASK_ID = "0123456789abcdef0123456789abcdef";
 /** Valid wire ids at the ID rule's 128-byte limit (S-11): 384 characters once percent-encoded. */
 const LONG_ID = "L".repeat(128);
 const WIDE_ID = "é".repeat(64);
+/** A well-formed push subscription's keys (P-256 public key, 16-byte secret), for the push routes (U-4). */
+const P256DH = createECDH("prime256v1").generateKeys().toString("base64url");
+const AUTH = randomBytes(16).toString("base64url");
 
 describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
   const dir = tempDir();
@@ -131,7 +136,12 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
     const makeCase = (): { method: string; path: string; headers: Record<string, string | Buffer>; body?: Buffer; what: string } => {
       const a = enc(agentName());
       const p = enc(paneName());
-      const route = rng.pick(["answer", "send", "steer", "stop", "action", "rename", "close", "reopen", "starter", "snapshot", "agents", "health", "pane", "history", "historyItems", "starters", "me", "pair", "unknown", "live"] as const);
+      const route = rng.pick(["answer", "send", "steer", "stop", "action", "rename", "close", "reopen", "starter", "snapshot", "agents", "health", "pane", "history", "historyItems", "starters", "me", "pair", "unknown", "live", "pushKey", "pushSubscribe", "pushUnsubscribe"] as const);
+      const endpoint = () => rng.weighted<unknown>([
+        [10, `https://push.invalid/send/${rng.range(0, 200)}`], [2, "http://push.invalid/x"], [1, "https://user:pw@push.invalid/x"],
+        [1, "javascript:alert(1)//"], [1, "not a url at all"], [1, "https://"], [1, `https://push.invalid/${"x".repeat(3000)}`],
+        [1, hostileString(rng, 300)], [1, ""], [1, 5], [1, null],
+      ]);
       const templates: Record<string, [string, string, Record<string, unknown> | undefined]> = {
         answer: ["POST", `/api/agents/${a}/panes/${p}/asks/${rng.chance(0.8) ? ASK_ID : enc(hostileString(rng, 100))}/answer`, { requestId: rid(), revision: rng.pick(["0123456789abcdef", "nothex", ""]), answer: rng.pick<unknown>([{ kind: "permission", optionId: "allow" }, { kind: "x" }, {}, null, "allow", { kind: "form", values: { __proto__: 1 } }]) }],
         send: ["POST", `/api/agents/${a}/panes/${p}/send`, { requestId: rid(), text: rng.pick<unknown>(["hi", "", "x".repeat(16_385), hostileString(rng, 20_000), 1, null]) }],
@@ -152,6 +162,19 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
         starters: ["GET", `/api/agents/${a}/starters`, undefined],
         pair: ["POST", "/api/pair", { code: rng.pick<unknown>(["000000", "", "x".repeat(40), 5, null]), name: rng.pick<unknown>(["phone", hostileString(rng, 300), 1]) }],
         unknown: [rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH"]), `/api/${enc(hostileString(rng, 100))}${rng.pick(["", "/x", "?a=1"])}`, rng.chance(0.5) ? { requestId: rid() } : undefined],
+        pushKey: ["GET", "/api/push/key", undefined],
+        pushSubscribe: ["POST", "/api/push/subscriptions", {
+          subscription: {
+            endpoint: endpoint(),
+            ...(rng.chance(0.3) ? { expirationTime: rng.pick<unknown>([null, 0, -1, 1e308, "soon"]) } : {}),
+            keys: {
+              p256dh: rng.weighted<unknown>([[10, P256DH], [1, P256DH.replace(/^./, "A")], [1, "A".repeat(87)], [1, "AAAA"], [1, "+/+/".repeat(22)], [1, hostileString(rng, 90)], [1, 1]]),
+              auth: rng.weighted<unknown>([[10, AUTH], [1, "AAAAAAAAAAAAAAAAAAAAAAAAAAA"], [1, "short"], [1, hostileString(rng, 20)], [1, null]]),
+            },
+          },
+          ...(rng.chance(0.2) ? { replaces: endpoint() } : {}),
+        }],
+        pushUnsubscribe: ["DELETE", "/api/push/subscriptions", { endpoint: endpoint() }],
         live: ["GET", `/api/live?since=${rng.pick(["", "-1", "x", "1e400", String(Date.now() * 1000)])}`, undefined],
       };
       let [method, path, value] = templates[route]!;
@@ -243,6 +266,10 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
     const malformed = writesSeen.filter((w) => !w.ok);
     assert.equal(d.daemon.held.count, heldIds.size, "held answers are exactly the answers answered 202");
     assert.equal(prototypeFingerprint(), fingerprint, "Object.prototype was polluted");
+    // Push (U-4): only well-formed subscriptions were kept, never more than the cap.
+    const subscriptions = d.daemon.push!.subscriptions.all();
+    assert.ok(subscriptions.length <= MAX_SUBSCRIPTIONS, `${subscriptions.length} subscriptions kept`);
+    for (const sub of subscriptions) assert.doesNotThrow(() => checkSubscription(sub, false), `kept ${sub.endpoint.slice(0, 80)}`);
     fake.write = () => ({ status: 200, body: { ok: true, turnId: "t-1" } });
     const sent = await d.post("/api/agents/f/panes/f1/send", { requestId: requestId("after"), text: "after the fuzz" });
     assert.deepEqual(sent, { status: 200, body: { ok: true, turnId: "t-1" } });
@@ -254,7 +281,7 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
 
     report("phone-api-fuzz", {
       cases: CASES, crashes: uncaught.length, hangs, violations: [...violations.values()].reduce((s, v) => s + v.count, 0),
-      forwarded: writesSeen.length, "forwarded-for-the-agent-to-refuse": malformed.length, held: heldIds.size, ms,
+      "push-subscriptions-kept": subscriptions.length, forwarded: writesSeen.length, "forwarded-for-the-agent-to-refuse": malformed.length, held: heldIds.size, ms,
       codes: [...byCode].sort((x, y) => y[1] - x[1]).slice(0, 16).map(([k, v]) => `${k.replace(" ", "/")}:${v}`).join(","),
     });
     assert.equal(uncaught.length, 0, `uncaught: ${uncaught.map((e) => String((e as Error)?.stack ?? e)).join("\n")}`);
