@@ -51,7 +51,8 @@ test("a starter opens a conversation; close it, read it, reopen it", async ({ pa
   // A tap on the row reads it, read-only: its items, no composer, no belt, `Reopen` (P-6).
   await row.getByRole("link").click();
   await expect(page).toHaveURL(new RegExp(`#/agent/desk/closed/${encodeURIComponent(pane)}$`));
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${STRINGS.closed} Experimental`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("New ticket Experimental");
+  await expect(page.locator(".chat-line2")).toHaveText(`${STRINGS.closed} · desk`);
   await expect(page.getByText(INTRO)).toBeVisible();
   await expect(page.getByRole("textbox", { name: "Message" })).toHaveCount(0);
   await expect(page.getByRole("toolbar", { name: "Belt" })).toHaveCount(0);

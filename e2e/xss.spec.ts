@@ -243,11 +243,12 @@ test("hostile agent text shows as text on every screen and nothing runs", async 
   await expectInert(page, dialogs, "form card");
   await shot("xss-form");
 
-  // A closed conversation read from history.
-  await open(page, `#/agent/${AGENT}/closed/closed-1`);
+  // A closed conversation read from history, opened from its row on the home: named by its title.
+  await open(page, `#/agent/${AGENT}`);
+  await page.locator('[data-session="closed-1"]').getByRole("link").click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${H.iframe} Experimental`);
   const closed = page.locator("main");
-  for (const text of [H.script, H.anchor, H.svg, MD.jsLink]) await expect(closed).toContainText(text);
-  await expect(exact(closed, H.iframe)).toBeVisible();
+  for (const text of [H.script, H.anchor, H.svg, H.iframe, MD.jsLink]) await expect(closed).toContainText(text);
   await expectInert(page, dialogs, "closed conversation");
 
   // New: a hostile starter opens a conversation with a hostile title.

@@ -9,6 +9,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import { href } from "../../src/app/router.ts";
 import { ClosedConversation } from "../../src/features/chat/ClosedConversation.tsx";
+import { rememberClosedTitles } from "../../src/features/home/home.ts";
 import { agentSummary, on, renderWith, startPhone, type Harness } from "./harness.tsx";
 
 const ITEMS = "/api/agents/desk/history/old-1/items";
@@ -47,6 +48,18 @@ describe("closed conversation (P-6)", () => {
     expect(screen.getByText("old line 3")).toBeTruthy();
     expect(document.querySelector('[data-item-id="h4"] strong')!.textContent).toBe("done");
     expect(screen.queryByRole("button", { name: STRINGS.loadMore })).toBeNull();
+  });
+
+  test("is named by the title the home drew for its row; opened cold it says Closed and the agent", async () => {
+    const h = await startPhone({ routes: [on("GET", ITEMS, { status: 200, body: { items: [item(1)] } })] });
+    const cold = await openClosed(h);
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toContain(STRINGS.closed);
+    expect(document.querySelector(".chat-line2")!.textContent).toBe("desk");
+    cold.unmount();
+    rememberClosedTitles("desk", [{ id: "old-1", title: "<b>Maria</b> Lopez", startedAt: "2026-12-01T09:00:00.000Z", state: "closed", items: 1 }]);
+    await openClosed(h);
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toContain("<b>Maria</b> Lopez");
+    expect(document.querySelector(".chat-line2")!.textContent).toBe(`${STRINGS.closed} · desk`);
   });
 
   test("Reopen (with the cap) posts `reopen` for the session and goes to the pane the agent names", async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { STRINGS } from "@colliepwa/shared";
 import {
-  appendRows, closedRows, historyNote, historyOutcome, openedPane, openSetKey, refreshLimit, refusalReason, rowMark, versionWarning,
+  appendRows, closedRows, closedTitle, historyNote, historyOutcome, openedPane, openSetKey, refreshLimit, refusalReason, rememberClosedTitles, rowMark, versionWarning,
 } from "../../src/features/home/home.ts";
 import { agentSummary, conversation, historyRow } from "./fixtures.tsx";
 
@@ -75,5 +75,16 @@ describe("home rules", () => {
     expect(refusalReason({ reason: " busy ", message: "m" })).toBe("busy");
     expect(refusalReason({ message: "m" })).toBe("m");
     expect(refusalReason(null)).toBeNull();
+  });
+
+  test("closedTitle: the title the home drew for a closed row, per agent; untitled rows read Untitled conversation; the oldest go past 500", () => {
+    rememberClosedTitles("desk", [historyRow({ id: "old-1", title: "Maria Lopez" }), historyRow({ id: "old-2", title: "  " })]);
+    expect(closedTitle("desk", "old-1")).toBe("Maria Lopez");
+    expect(closedTitle("desk", "old-2")).toBe(STRINGS.untitledConversation);
+    expect(closedTitle("billing", "old-1")).toBeUndefined();
+    rememberClosedTitles("desk", Array.from({ length: 500 }, (_, n) => historyRow({ id: `bulk-${n}` })));
+    expect(closedTitle("desk", "old-1")).toBeUndefined();
+    expect(closedTitle("desk", "bulk-0")).toBe("History bulk-0");
+    expect(closedTitle("desk", "bulk-499")).toBe("History bulk-499");
   });
 });

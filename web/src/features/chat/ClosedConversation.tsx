@@ -10,6 +10,7 @@ import { actionPath, NetworkError } from "../../app/api.ts";
 import { newRequestId } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
+import { closedTitle } from "../home/home.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { ItemView } from "./ItemView.tsx";
 import { loadProblem } from "./load-problem.ts";
@@ -66,6 +67,8 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   }, [phone, agent, session]);
 
   const today = new Date(phone.now()).setHours(0, 0, 0, 0);
+  // Named by its title when the home drew its row; a link opened cold says `Closed` (P-6).
+  const title = closedTitle(agent, session);
 
   return (
     <main className="screen chat chat-closed">
@@ -73,9 +76,9 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
         <a className="icon-button back" href={href({ name: "home", agent })} aria-label="Back">‹</a>
         <div className="chat-title">
           <h1>
-            <span className="chat-title-text">{STRINGS.closed}</span> <ExperimentalBadge />
+            <span className="chat-title-text">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
           </h1>
-          <div className="chat-line2 muted">{agent}</div>
+          <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
         </div>
       </header>
       <div className="chat-scroll">

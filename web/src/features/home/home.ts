@@ -4,7 +4,7 @@
  */
 import { STRINGS, type AgentSummary, type Conversation, type HistoryRow } from "@colliepwa/shared";
 import type { HistoryPage } from "@colliepwa/durable-sdk/wire";
-import { isWaiting } from "../../app/rules.ts";
+import { conversationTitle, isWaiting } from "../../app/rules.ts";
 
 /** Rows per history read: the first page and each `Load more` (P-8). */
 export const HISTORY_PAGE = 100;
@@ -145,4 +145,30 @@ export function refusalReason(body: unknown): string | null {
   if (typeof b.reason === "string" && b.reason.trim()) return b.reason.trim();
   if (typeof b.message === "string" && b.message.trim()) return b.message.trim();
   return null;
+}
+
+/** How many closed conversations' titles the phone remembers for their read-only view. */
+const CLOSED_TITLES_KEPT = 500;
+const closedTitles = new Map<string, string>();
+const titleKey = (agent: string, session: string): string => `${agent}\u0000${session}`;
+
+/**
+ * Remembers the titles of the history rows the home drew, so a closed conversation opened from
+ * its row is named by its title (P-6). The history items the read-only view reads carry none.
+ */
+export function rememberClosedTitles(agent: string, rows: readonly HistoryRow[]): void {
+  for (const row of rows) {
+    const key = titleKey(agent, row.id);
+    closedTitles.delete(key); // re-inserted as the newest
+    closedTitles.set(key, conversationTitle(row));
+  }
+  for (const key of closedTitles.keys()) {
+    if (closedTitles.size <= CLOSED_TITLES_KEPT) break;
+    closedTitles.delete(key);
+  }
+}
+
+/** The title the home drew for a closed conversation, if it drew one (a link opened cold has none). */
+export function closedTitle(agent: string, session: string): string | undefined {
+  return closedTitles.get(titleKey(agent, session));
 }

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { HistoryRow } from "@colliepwa/shared";
 import { NetworkError, type Api } from "../../app/api.ts";
 import {
-  appendRows, HISTORY_PAGE, historyNote, historyOutcome, refreshLimit, type HistoryOutcome, type WireVersions,
+  appendRows, HISTORY_PAGE, historyNote, historyOutcome, refreshLimit, rememberClosedTitles, type HistoryOutcome, type WireVersions,
 } from "./home.ts";
 
 export interface HistoryView {
@@ -54,6 +54,7 @@ export function useHistory(api: Api, agent: string, enabled: boolean, trigger: s
     void read(api, agent, { limit }).then((outcome) => {
       if (generation.current !== mine) return;
       if (outcome.kind === "page") {
+        rememberClosedTitles(agent, outcome.page.rows);
         pagesDrawn.current = limit / HISTORY_PAGE;
         setView({ rows: outcome.page.rows, next: outcome.page.next, drawn: true, note: null, loading: false, loadingMore: false });
       } else {
@@ -75,6 +76,7 @@ export function useHistory(api: Api, agent: string, enabled: boolean, trigger: s
     void read(api, agent, { after: cursor, limit: HISTORY_PAGE }).then((outcome) => {
       if (generation.current !== mine) return; // a re-read replaced the list meanwhile
       if (outcome.kind === "page") {
+        rememberClosedTitles(agent, outcome.page.rows);
         pagesDrawn.current++;
         setView((v) => ({ ...v, rows: appendRows(v.rows, outcome.page.rows), next: outcome.page.next, note: null, loadingMore: false }));
       } else {
