@@ -113,7 +113,11 @@ export class Daemon {
         change: (agent, change) => {
           switch (change.type) {
             case "conversation": live.publish({ type: "conversation", conversation: change.conversation }); break;
-            case "conversation-removed": live.publish({ type: "conversation-removed", agent, id: change.id }); break;
+            case "conversation-removed":
+              live.publish({ type: "conversation-removed", agent, id: change.id });
+              // A conversation closed with asks open: their notifications go too (U-2).
+              for (const askId of change.closedAsks) pushAskClosed(agent, change.id, askId);
+              break;
             case "item": live.publish({ type: "item", agent, paneId: change.paneId, item: change.item }); break;
             case "ask":
               live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask });

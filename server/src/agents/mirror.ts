@@ -9,7 +9,12 @@ import type { Conversation, PaneDetail } from "@colliepwa/shared";
 /** A change, in the phone's terms; the live hub numbers and sends them. */
 export type MirrorChange =
   | { type: "conversation"; conversation: Conversation }
-  | { type: "conversation-removed"; id: string }
+  /**
+   * A conversation left the mirror. `closedAsks` are the asks it still had open when the agent's
+   * own complete layout dropped it (closed): they will not come back. Empty when the agent merely
+   * went away (its asks stay open, S-8) or was not ready yet.
+   */
+  | { type: "conversation-removed"; id: string; closedAsks: string[] }
   | { type: "item"; paneId: string; item: Item }
   | { type: "ask"; paneId: string; ask: Ask }
   | { type: "ask-closed"; paneId: string; askId: string; decidedBy: "phone" | "program" | "timeout"; title: string }
@@ -74,7 +79,7 @@ export class AgentMirror {
   clear(): void {
     for (const id of [...this.#panes.keys()]) {
       this.#panes.delete(id);
-      this.#onChange({ type: "conversation-removed", id });
+      this.#onChange({ type: "conversation-removed", id, closedAsks: [] });
     }
     this.#layout = { ready: false, workspaces: [], tabs: [], panes: [] };
     this.#onChange({ type: "counts" });
@@ -85,10 +90,7 @@ export class AgentMirror {
     if (page.reset) {
       const keep = new Set((page.layout?.panes ?? []).map((p) => p.id));
       for (const id of [...this.#panes.keys()]) {
-        if (!keep.has(id)) {
-          this.#panes.delete(id);
-          this.#onChange({ type: "conversation-removed", id });
-        }
+        if (!keep.has(id)) this.#remove(id, page.layout?.ready === true);
       }
     }
     if (page.layout) this.#applyLayout(page.layout);
@@ -124,14 +126,18 @@ export class AgentMirror {
     this.#onChange({ type: "counts" });
   }
 
+  /** Drops a pane the agent's layout no longer has; `final` when that layout is complete (ready). */
+  #remove(id: string, final: boolean): void {
+    const pane = this.#panes.get(id);
+    this.#panes.delete(id);
+    this.#onChange({ type: "conversation-removed", id, closedAsks: final && pane ? [...pane.asks.keys()] : [] });
+  }
+
   #applyLayout(layout: Layout): void {
     this.#layout = layout;
     const wanted = new Map(layout.panes.map((p) => [p.id, p]));
     for (const id of [...this.#panes.keys()]) {
-      if (!wanted.has(id)) {
-        this.#panes.delete(id);
-        this.#onChange({ type: "conversation-removed", id });
-      }
+      if (!wanted.has(id)) this.#remove(id, layout.ready);
     }
     for (const summary of layout.panes) {
       const existing = this.#panes.get(summary.id);

@@ -217,4 +217,27 @@ describe("asks push through the daemon (U-1…U-3)", () => {
     assert.deepEqual(asks(phone).slice(before).map((p) => p.askId), [idOf("call-9")]);
     assert.ok(!logs.some((l) => l.includes(service.endpoint("phone"))), "no endpoint in the logs");
   });
+
+  test("a conversation the agent closes with asks open withdraws their notifications; one still being laid out keeps them", async () => {
+    // f2's asks as the agent holds them (this daemon started after they were raised): raised again, they do not push.
+    for (const id of ["call-2", "call-3", "call-4", "call-5"]) emit({ type: "ask", pane: "f2", ask: wireAsk(id, "f2") });
+    await until(async () => (await get<{ asks: unknown[] }>("/api/agents/fake/panes/f2")).body.asks.length === 4, "four asks open in f2");
+    await daemon.push!.idle();
+    const before = service.requests.length;
+    const f1 = fakeSummary("f1", { title: `Deploy ${GHP}`, subtitle: "password=Zx81Lm9qWw" });
+    const layout = (ready: boolean, panes: unknown[]) => ({ ready, workspaces: [{ id: "w", title: "Work" }], tabs: [{ id: "w:t", workspaceId: "w", title: "Tab" }], panes });
+    // The agent's complete layout drops f2, which has call-2…call-5 open (call-5 never pushed: over the limit).
+    agent.push({ cursor: `${FAKE_INSTANCE}.${++seq}`, reset: false, layout: layout(true, [f1]), views: [], events: [] });
+    await service.waitFor((rs) => rs.length >= before + 3, "three clear pushes");
+    await daemon.push!.idle();
+    assert.deepEqual(
+      asks(phone).slice(before).map((p) => [p.type, p.paneId, p.askId]).sort(),
+      ["call-2", "call-3", "call-4"].map((id) => ["clear", "f2", idOf(id)]).sort(),
+    );
+    // A restarted agent that is still laying out (not ready) shows no f1 yet: call-9 stays, it may come back.
+    agent.push({ cursor: `${FAKE_INSTANCE}.${++seq}`, reset: true, layout: layout(false, []), views: [], events: [] });
+    await until(async () => (await get<Snapshot>("/api/snapshot")).body.conversations.every((c) => c.id !== "f1"), "f1 left the snapshot");
+    await daemon.push!.idle();
+    assert.equal(service.requests.length, before + 3, "no clear for an ask of a layout still being laid out");
+  });
 });
