@@ -41,6 +41,16 @@ export async function startPushRig(): Promise<PushRig> {
   };
 }
 
+/** The push service as a worker-scoped fixture: `base.extend({ rig: pushRigFixture, … })`. */
+export const pushRigFixture: [({}, use: (rig: PushRig) => Promise<void>) => Promise<void>, { scope: "worker" }] = [
+  async ({}, use) => {
+    const rig = await startPushRig();
+    await use(rig);
+    await rig.close();
+  },
+  { scope: "worker" },
+];
+
 /** A one-time pairing code from the daemon's admin socket, as `collie pair` gets one. */
 function pairCode(stateDir: string): Promise<string> {
   return new Promise((resolve, reject) => {

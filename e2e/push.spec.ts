@@ -12,18 +12,11 @@ import type { CollieServer } from "./collie.ts";
 import { startCollie } from "./collie.ts";
 import { expect, test as base } from "./fixtures.ts";
 import { post, SEEDED } from "./desk.ts";
-import { notifications, pairPage, PushPhone, startPushRig, tap, type PushRig } from "./push-rig.ts";
+import { notifications, pairPage, PushPhone, pushRigFixture, tap, type PushRig } from "./push-rig.ts";
 
 /** A Collie of this file's own, whose pushes go to a local https push service. */
 const test = base.extend<{ paired: void }, { collie: CollieServer; rig: PushRig }>({
-  rig: [
-    async ({}, use) => {
-      const rig = await startPushRig();
-      await use(rig);
-      await rig.close();
-    },
-    { scope: "worker" },
-  ],
+  rig: pushRigFixture,
   collie: [
     async ({ rig }, use) => {
       const collie = await startCollie({ env: { NODE_EXTRA_CA_CERTS: rig.caFile } });

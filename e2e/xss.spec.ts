@@ -18,7 +18,7 @@ import { startCollie, type CollieServer } from "./collie.ts";
 import { expect, test as base } from "./fixtures.ts";
 import { post } from "./desk.ts";
 import { H, HOSTILE_HREF, MD, PANES, SHORT } from "./hostile.ts";
-import { notifications, pairPage, PushPhone, startPushRig, tap, type PushRig } from "./push-rig.ts";
+import { notifications, pairPage, PushPhone, pushRigFixture, tap, type PushRig } from "./push-rig.ts";
 
 const AGENT = "evil";
 const root = join(import.meta.dirname, "..");
@@ -48,14 +48,7 @@ async function startHostile(): Promise<Hostile> {
 }
 
 const test = base.extend<{ paired: void }, { collie: CollieServer; rig: PushRig; hostile: Hostile }>({
-  rig: [
-    async ({}, use) => {
-      const rig = await startPushRig();
-      await use(rig);
-      await rig.close();
-    },
-    { scope: "worker" },
-  ],
+  rig: pushRigFixture,
   hostile: [
     async ({}, use) => {
       const hostile = await startHostile();
