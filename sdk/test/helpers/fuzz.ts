@@ -95,6 +95,11 @@ export function envInt(name: string, def: number): number {
 export const SEED = envInt("FUZZ_SEED", 0xc0111e);
 /** Fuzz cases per suite (`FUZZ_CASES`, default 10 000). */
 export const fuzzCases = (def = 10_000): number => envInt("FUZZ_CASES", def);
+/**
+ * Replays from case N (`FUZZ_FROM`): every case is still generated, so the numbers and the cases
+ * are the same, but only cases from N on are sent. A failure names its case; this goes to it fast.
+ */
+export const FUZZ_FROM = envInt("FUZZ_FROM", 0);
 /** Fault-injection runs per scenario (`FAULT_RUNS`). */
 export const faultRuns = (def: number): number => envInt("FAULT_RUNS", def);
 
@@ -241,9 +246,11 @@ export function mutate(rng: Rng, root: unknown): unknown {
     }
     case 7: {
       // A long array of the slot's value, kept under ~1 MB of JSON so building the case stays cheap.
+      // Copies, not one object many times: a later mutation that grows a shared object would grow
+      // every entry at once (5000 × 70 KB built a 290 MB case that stalled the suite).
       const v = get();
       const size = (JSON.stringify(v) ?? "null").length + 1;
-      set(Array.from({ length: Math.max(1, Math.min(rng.pick([9, 17, 33, 65, 1001, 5000]), Math.floor(1_000_000 / size))) }, () => v));
+      set(Array.from({ length: Math.max(1, Math.min(rng.pick([9, 17, 33, 65, 1001, 5000]), Math.floor(1_000_000 / size))) }, () => clone(v)));
       break;
     }
     case 8: set(nested(rng.range(5, 400), get())); break;
