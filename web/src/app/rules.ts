@@ -65,11 +65,11 @@ export function headerLine2(c: Conversation): string {
   return c.workspaceTitle;
 }
 
-/** Last activity as a short time: `14:05` today, else `2 Dec`. */
 // Built once: a formatter per call was most of a long chat's drawing time (docs/performance.md).
 let timeFormat: Intl.DateTimeFormat | undefined;
 let dayFormat: Intl.DateTimeFormat | undefined;
 
+/** Last activity as a short time: `14:05` today, else `2 Dec`. */
 export function shortTime(iso: string, now: number): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "";
