@@ -65,9 +65,16 @@ items.item({ kind: "code", text: `${H.script}\n${H.img}`, lang: "html" });
 items.item({ kind: "link", href: HOSTILE_HREF, label: H.img });
 items.item({ kind: "tool", name: H.entity, status: "done", call: H.anchor, output: `${H.script}\n${MD.jsLink}` });
 
-/** Raises an ask and keeps it open; the answer, if any, is shown as text. */
-function hold(pane: Pane, ask: Parameters<Pane["ask"]>[0]): void {
-  pane.ask(ask).then(
+type AskInput = Parameters<Pane["ask"]>[0];
+type AskWithoutItem = AskInput extends infer A ? (A extends unknown ? Omit<A, "itemId"> : never) : never;
+
+/**
+ * Writes a running tool item and raises an ask under it, kept open; the answer, if any, is shown
+ * as text.
+ */
+function hold(pane: Pane, tool: { name: string; call?: string }, ask: AskWithoutItem): void {
+  const itemId = pane.item({ kind: "tool", status: "running", ...tool });
+  pane.ask({ ...ask, itemId } as AskInput).then(
     (answer) => pane.item({ kind: "notice", text: `Answered: ${JSON.stringify(answer)}` }),
     (err: unknown) => {
       if (!(err instanceof AskClosed)) throw err;
@@ -78,11 +85,9 @@ function hold(pane: Pane, ask: Parameters<Pane["ask"]>[0]): void {
 const permission = tab.pane(PANES.permission, { title: H.svg, harness: "hostile" });
 // Progress shows in the header while the conversation waits on you (P-21).
 permission.setProgress({ kind: "steps", current: 1, total: 3, label: H.anchor });
-const rm = permission.item({ kind: "tool", name: "shell", status: "running", call: H.script });
-hold(permission, {
+hold(permission, { name: "shell", call: H.script }, {
   kind: "permission",
   toolCallId: "rm-1",
-  itemId: rm,
   title: H.img,
   reason: `${H.anchor} ${MD.jsLink}`,
   tool: { name: "shell", call: H.script },
@@ -98,11 +103,9 @@ hold(permission, {
 let raised = 1;
 permission.onSend(() => {
   raised += 1;
-  const call = permission.item({ kind: "tool", name: "shell", status: "running", call: H.script });
-  hold(permission, {
+  hold(permission, { name: "shell", call: H.script }, {
     kind: "permission",
     toolCallId: `rm-${raised}`,
-    itemId: call,
     title: H.img,
     tool: { name: "shell", call: H.script },
     push: { title: H.svg, line: H.img },
@@ -111,11 +114,9 @@ permission.onSend(() => {
 });
 
 const choice = tab.pane(PANES.choice, { title: H.entity, harness: "hostile" });
-const pick = choice.item({ kind: "tool", name: "pick", status: "running" });
-hold(choice, {
+hold(choice, { name: "pick" }, {
   kind: "choice",
   toolCallId: "pick-1",
-  itemId: pick,
   title: H.template,
   multiple: true,
   options: [
@@ -125,15 +126,12 @@ hold(choice, {
 });
 
 const text = tab.pane(PANES.text, { title: H.anchor, harness: "hostile" });
-const note = text.item({ kind: "tool", name: "note", status: "running" });
-hold(text, { kind: "text", toolCallId: "note-1", itemId: note, title: H.iframe, placeholder: H.attr, limit: 500 });
+hold(text, { name: "note" }, { kind: "text", toolCallId: "note-1", title: H.iframe, placeholder: H.attr, limit: 500 });
 
 const form = tab.pane(PANES.form, { title: H.template, harness: "hostile" });
-const fill = form.item({ kind: "tool", name: "fill", status: "running" });
-hold(form, {
+hold(form, { name: "fill" }, {
   kind: "form",
   toolCallId: "fill-1",
-  itemId: fill,
   title: H.style,
   fields: [
     { id: "name", type: "text", label: H.img, placeholder: H.script },

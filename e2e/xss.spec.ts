@@ -82,6 +82,17 @@ function armDetector(): void {
   }, true);
 }
 
+/** Arms the detector on every document the page loads; returns the dialogs it opens (dismissed). */
+async function watchPage(page: Page): Promise<string[]> {
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.addInitScript(armDetector);
+  return dialogs;
+}
+
 /** What an injection leaves behind in the page, read from the live DOM. */
 function leftovers(): string[] {
   const found: string[] = [];
@@ -131,12 +142,7 @@ async function open(page: Page, hash: string): Promise<void> {
 
 test("hostile agent text shows as text on every screen and nothing runs", async ({ page, shot }) => {
   test.setTimeout(120_000);
-  const dialogs: string[] = [];
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.addInitScript(armDetector);
+  const dialogs = await watchPage(page);
 
   // The detector works here, under this CSP: markup written into the page by hand is caught.
   await open(page, "#/");
@@ -257,12 +263,7 @@ test("hostile agent text shows as text on every screen and nothing runs", async 
 
 test("a hostile ask's push shows its text as text, and its tap lands on the card", async ({ page, collie, rig, shot }) => {
   test.setTimeout(120_000);
-  const dialogs: string[] = [];
-  page.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.addInitScript(armDetector);
+  const dialogs = await watchPage(page);
   const phone = await PushPhone.open(page, collie.url, rig.service, "xss-phone");
   await page.goto("about:blank");
 
