@@ -109,6 +109,11 @@ test("an ask's push shows a notification; a tap lands on its card; answering wit
   // A push the worker cannot read still shows something sensible.
   await phone.deliver("not a Collie payload");
   await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.tag])).toEqual([["Collie", "collie"]]);
+
+  // Maria's conversation closed on the phone with her refund still asking: its notification is withdrawn too.
+  expect((await post(page, "/api/agents/desk/close", { target: { kind: "pane", id: maria.pane } })).status()).toBe(200);
+  const closed = await phone.next();
+  expect(closed.payload).toEqual({ v: 1, type: "clear", tag: "collie:desk", agent: "desk", machine: null, paneId: maria.pane, askId });
 });
 
 test("Settings offers the push opt-in (P-27)", async ({ page, collie, shot }) => {
