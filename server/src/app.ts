@@ -11,12 +11,13 @@ import { pushRoutes } from "./routes/push.ts";
 import type { PushService } from "./push/push.ts";
 import { installGate, type GateOptions } from "./security/gate.ts";
 import { pairRoutes } from "./security/pair-route.ts";
+import { requireAccess, type Access } from "./security/access.ts";
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
   interface FastifyInstance {
     /** Every registered route (method and URL pattern). */
-    collieRoutes: { method: string; url: string }[];
+    collieRoutes: { method: string; url: string; access: Access }[];
   }
 }
 
@@ -50,10 +51,12 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "not-found", message: "No such route." }));
   // Every route is recorded, so a test can prove that none skips the gate.
-  const routes: { method: string; url: string }[] = [];
+  const routes: { method: string; url: string; access: Access }[] = [];
   app.decorate("collieRoutes", routes);
   app.addHook("onRoute", (r) => {
-    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url });
+    // A route that does not say who may call it does not start (X-1; security/access.ts).
+    requireAccess(r);
+    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url, access: r.config!.access! });
   });
   // Every request passes the front door's checks first: host, origin, paired device (X-1, X-2).
   installGate(app, {

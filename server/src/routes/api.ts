@@ -15,6 +15,7 @@ import { asOutcome, type Forwarder } from "../actions/forward.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
+import { DEVICE, PUBLIC } from "../security/access.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -41,11 +42,11 @@ type AgentParams = { agent: string };
 type PaneParams = AgentParams & { pane: string };
 
 export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get("/api/health", async () => ({ ok: true }));
-  app.get("/api/snapshot", async () => snapshot(deps));
-  app.get("/api/agents", async () => ({ agents: deps.agents.summaries() }));
+  app.get("/api/health", PUBLIC, async () => ({ ok: true }));
+  app.get("/api/snapshot", DEVICE, async () => snapshot(deps));
+  app.get("/api/agents", DEVICE, async () => ({ agents: deps.agents.summaries() }));
 
-  app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", async (req, reply) => {
+  app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", DEVICE, async (req, reply) => {
     const conn = deps.agents.get(req.params.agent);
     if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
     const detail = conn.mirror.detail(req.params.pane);
@@ -80,16 +81,16 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     if (q.limit) s.set("limit", q.limit);
     return s.size ? `?${s}` : "";
   };
-  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", async (req, reply) => {
+  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", DEVICE, async (req, reply) => {
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
     if (r.status === 200 && deps.mask) r.body = maskHistory(r.body as HistoryPage, deps.mask);
     return reply.code(r.status).send(r.body);
   });
-  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", async (req, reply) => {
+  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", DEVICE, async (req, reply) => {
     const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage);
     return reply.code(r.status).send(r.body);
   });
-  app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", async (req, reply) => {
+  app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", DEVICE, async (req, reply) => {
     const r = await readThrough(req.params.agent, "starters", {}, "", parseStartersPage);
     return reply.code(r.status).send(r.body);
   });
@@ -109,15 +110,15 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       return reply.code(outcome.status).send(outcome.body);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
-  app.post("/api/agents/:agent/panes/:pane/asks/:ask/answer", { schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
-  app.post("/api/agents/:agent/panes/:pane/send", { schema: { body: SendRequest } }, forward("send", pane));
-  app.post("/api/agents/:agent/panes/:pane/steer", { schema: { body: SteerRequest } }, forward("steer", pane));
-  app.post("/api/agents/:agent/panes/:pane/stop", { schema: { body: TurnRequest } }, forward("stop", pane));
-  app.post("/api/agents/:agent/panes/:pane/actions/:action", { schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
-  app.post("/api/agents/:agent/rename", { schema: { body: RenameRequest } }, forward("rename", () => ({})));
-  app.post("/api/agents/:agent/close", { schema: { body: TargetRequest } }, forward("close", () => ({})));
-  app.post("/api/agents/:agent/reopen", { schema: { body: TargetRequest } }, forward("reopen", () => ({})));
-  app.post("/api/agents/:agent/starters/:starter", { schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
+  app.post("/api/agents/:agent/panes/:pane/asks/:ask/answer", { ...DEVICE, schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
+  app.post("/api/agents/:agent/panes/:pane/send", { ...DEVICE, schema: { body: SendRequest } }, forward("send", pane));
+  app.post("/api/agents/:agent/panes/:pane/steer", { ...DEVICE, schema: { body: SteerRequest } }, forward("steer", pane));
+  app.post("/api/agents/:agent/panes/:pane/stop", { ...DEVICE, schema: { body: TurnRequest } }, forward("stop", pane));
+  app.post("/api/agents/:agent/panes/:pane/actions/:action", { ...DEVICE, schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
+  app.post("/api/agents/:agent/rename", { ...DEVICE, schema: { body: RenameRequest } }, forward("rename", () => ({})));
+  app.post("/api/agents/:agent/close", { ...DEVICE, schema: { body: TargetRequest } }, forward("close", () => ({})));
+  app.post("/api/agents/:agent/reopen", { ...DEVICE, schema: { body: TargetRequest } }, forward("reopen", () => ({})));
+  app.post("/api/agents/:agent/starters/:starter", { ...DEVICE, schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
 }
 
 /** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */

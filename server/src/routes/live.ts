@@ -10,12 +10,19 @@ import { ClientMessage, type LiveMessage } from "@colliepwa/shared";
 import { Compile } from "typebox/compile";
 import type { LiveClient } from "../agents/live.ts";
 import { snapshot, type ApiDeps } from "./api.ts";
+import { DEVICE_UPGRADE } from "../security/access.ts";
 
 const checkClientMessage = Compile(ClientMessage);
 const MAX_WATCHED = 64;
 
 export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get<{ Querystring: { since?: string } }>("/api/live", { websocket: true }, (socket: WebSocket, req) => {
+  app.route<{ Querystring: { since?: string } }>({
+    method: "GET",
+    url: "/api/live",
+    ...DEVICE_UPGRADE,
+    // A plain GET (no upgrade) answers in the API's own shape, not with an empty 404.
+    handler: (_req, reply) => reply.code(404).send({ error: "not-found", message: "This is Collie's WebSocket; connect with an upgrade." }),
+    wsHandler: (socket: WebSocket, req) => {
     const client: LiveClient = {
       deviceId: req.device?.id ?? null,
       close: (code, reason) => socket.close(code, reason),
@@ -53,5 +60,6 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
       if (detail) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
     });
     socket.on("close", () => deps.live.remove(client));
+    },
   });
 }

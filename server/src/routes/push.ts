@@ -13,11 +13,12 @@ import {
 } from "@colliepwa/shared";
 import type { PushService } from "../push/push.ts";
 import { SubscriptionError } from "../push/subscriptions.ts";
+import { DEVICE } from "../security/access.ts";
 
 export async function pushRoutes(app: FastifyInstance, push: PushService): Promise<void> {
-  app.get("/api/push/key", async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
+  app.get("/api/push/key", DEVICE, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
 
-  app.post<{ Body: PushSubscribeRequest }>("/api/push/subscriptions", { schema: { body: PushSubscribeRequest } }, async (req, reply) => {
+  app.post<{ Body: PushSubscribeRequest }>("/api/push/subscriptions", { ...DEVICE, schema: { body: PushSubscribeRequest } }, async (req, reply) => {
     try {
       const r = push.register(req.body.subscription, req.body.replaces);
       const body: PushSubscribeReply = { ok: true, replaced: r.replaced };
@@ -28,7 +29,7 @@ export async function pushRoutes(app: FastifyInstance, push: PushService): Promi
     }
   });
 
-  app.delete<{ Body: PushUnsubscribeRequest }>("/api/push/subscriptions", { schema: { body: PushUnsubscribeRequest } }, async (req) => {
+  app.delete<{ Body: PushUnsubscribeRequest }>("/api/push/subscriptions", { ...DEVICE, schema: { body: PushUnsubscribeRequest } }, async (req) => {
     const body: PushUnsubscribeReply = { removed: push.unregister(req.body.endpoint) };
     return body;
   });

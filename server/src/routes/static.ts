@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { PUBLIC } from "../security/access.ts";
 
 /** The build, relative to this file: server/src/routes → the repo's web/dist. */
 export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../../../web/dist/", import.meta.url));
@@ -68,7 +69,22 @@ export const NOT_BUILT =
   "Build it with: npm run build -w web\n" +
   "(npm start builds it by itself when web/dist is missing.) Then reload this page.\n";
 
-const isApi = (path: string) => path === "/api" || path.startsWith("/api/");
+/**
+ * True when a path names the API in any spelling: `/api/…`, but also `/%61pi/…`, `/API/…`,
+ * `//api/…`, `/./api/…`, `/api;x/…`, `/api./…`. Such a path that reached this catch-all matched no
+ * API route, so it is a 404 in the API's shape, never the app's HTML (a 2xx for an API path would
+ * read as "allowed" to anyone probing the gate).
+ */
+export function isApiPath(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A path the router could not decode never reached here; keep the raw text.
+  }
+  const first = decoded.toLowerCase().split(/[/\\]/).find((s) => s !== "" && s !== ".") ?? "";
+  return first.replace(/;.*$/, "").replace(/[.\s]+$/, "") === "api";
+}
 
 /** The file a path names inside the build, or null when the path is refused (traversal and the like). */
 export function resolveInDist(distDir: string, pathname: string): string | null {
@@ -92,14 +108,15 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
   const index = join(dist, "index.html");
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const rawPath = req.url.split("?")[0]!.split("#")[0]!;
-    if (isApi(rawPath)) return reply.code(404).send({ error: "not-found", message: "No such route." });
-    if (!existsSync(index)) {
-      return reply.code(503).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
-    }
+    // The absolute form of a request target (`GET http://host/path`) names the same path.
+    const rawPath = req.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split("?")[0]!.split("#")[0]! || "/";
+    if (isApiPath(rawPath)) return reply.code(404).send({ error: "not-found", message: "No such route." });
     const file = resolveInDist(dist, rawPath);
     if (file === null) {
       return reply.code(403).header("content-type", "text/plain; charset=utf-8").send("Refused.\n");
+    }
+    if (!existsSync(index)) {
+      return reply.code(503).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
     }
     const rel = file.slice(dist.length).split(sep).join("/") || "/";
     if (await sendFile(req, reply, file, rel)) return reply;
@@ -110,8 +127,8 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
     return reply;
   };
 
-  app.get("/", handler);
-  app.get("/*", handler);
+  app.get("/", PUBLIC, handler);
+  app.get("/*", PUBLIC, handler);
 }
 
 /** Sends a file of the build with its headers; false when there is no such file. */

@@ -1,16 +1,17 @@
 /**
- * The front door's checks, for every request (X-1, X-2): the Host header must name this Collie
- * (DNS rebinding), a write or a WebSocket upgrade from a browser must come from this Collie's own
- * origin, and every API route but the health check and the pairing exchange needs a paired
- * device. The device token travels in an HttpOnly, SameSite=Strict cookie (so page scripts never
- * see it) or, for other clients, as a bearer token.
+ * The front door's checks, for every request (X-1, X-2): a request that matches no route is a 404
+ * before anything else; the Host header must name this Collie (DNS rebinding); a write or a
+ * WebSocket upgrade from a browser must come from this Collie's own origin; and a route that
+ * declares `device` access (`access.ts`) needs a paired device. The decision is made on the route
+ * the router matched, never on the URL text: the router decodes `%61pi` to `api`, a string test
+ * on the raw URL does not. The device token travels in an HttpOnly, SameSite=Strict cookie (so
+ * page scripts never see it) or, for other clients, as a bearer token.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Device, Devices } from "./devices.ts";
+import "./access.ts"; // the `access` route config the gate reads
 
 export const DEVICE_COOKIE = "collie_device";
-/** Routes that need no paired device. */
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(["/api/health", "/api/pair"]);
 
 export interface GateOptions {
   devices: Devices;
@@ -74,17 +75,20 @@ const refuse = (reply: FastifyReply, status: number, error: string, message: str
 
 export function installGate(app: FastifyInstance, opts: GateOptions): void {
   app.addHook("onRequest", async (req, reply) => {
+    const isUpgrade = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
+    // No route, or an upgrade to a route that takes none (the app's catch-all would otherwise
+    // answer 101 and close): nothing else runs.
+    if (req.is404 || (isUpgrade && req.routeOptions.config.upgrade !== true)) return refuse(reply, 404, "not-found", "No such route.");
     if (!hostAllowed(req.headers.host, opts)) {
       return refuse(reply, 421, "bad-host", "This Collie does not answer to that host name.");
     }
     const isWrite = req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS";
-    const isUpgrade = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
     const origin = req.headers.origin;
     if ((isWrite || isUpgrade) && origin !== undefined && !originAllowed(origin, req.headers.host, opts)) {
       return refuse(reply, 403, "bad-origin", "Writes are only taken from Collie's own page.");
     }
-    const path = req.url.split("?")[0]!;
-    if (!path.startsWith("/api/") || OPEN_ROUTES.has(path)) return;
+    // Fails closed: only a route that declared itself public skips the device check.
+    if (req.routeOptions.config.access === "public") return;
     const device = opts.devices.check(deviceToken(req));
     if (!device) return refuse(reply, 401, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
     req.device = device;

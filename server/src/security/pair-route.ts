@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { Devices } from "./devices.ts";
 import { DEVICE_COOKIE } from "./gate.ts";
+import { DEVICE, PUBLIC } from "./access.ts";
 
 const PairBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 128 })) });
 
@@ -14,7 +15,7 @@ const PairBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }
 const COOKIE_MAX_AGE_S = 10 * 365 * 24 * 3600;
 
 export async function pairRoutes(app: FastifyInstance, devices: Devices): Promise<void> {
-  app.post<{ Body: { code: string; name?: string } }>("/api/pair", { schema: { body: PairBody } }, async (req, reply) => {
+  app.post<{ Body: { code: string; name?: string } }>("/api/pair", { ...PUBLIC, schema: { body: PairBody } }, async (req, reply) => {
     const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), req.ip);
     if (!result.ok) {
       const status = result.reason === "too-many-tries" ? 429 : 403;
@@ -29,5 +30,5 @@ export async function pairRoutes(app: FastifyInstance, devices: Devices): Promis
     reply.header("set-cookie", `${DEVICE_COOKIE}=${result.token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`);
     return { paired: true, device: { id: result.device.id, name: result.device.name } };
   });
-  app.get("/api/me", async (req) => ({ paired: true, device: req.device ? { id: req.device.id, name: req.device.name } : null }));
+  app.get("/api/me", DEVICE, async (req) => ({ paired: true, device: req.device ? { id: req.device.id, name: req.device.name } : null }));
 }

@@ -10,6 +10,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import WebSocket from "ws";
+import Fastify from "fastify";
+import { DEVICE, requireAccess } from "../../src/security/access.ts";
+import { oddForms, rawTarget } from "../helpers/odd-paths.ts";
 import { Devices, MAX_WRONG_TRIES, CODE_TTL_MS } from "../../src/security/devices.ts";
 import { openStateDb } from "../../src/store/db.ts";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
@@ -31,6 +34,8 @@ describe("every API route needs a paired device (X-1)", () => {
     const routes = d.daemon.app.collieRoutes.filter((r) => r.url.startsWith("/api/") && r.method !== "HEAD");
     assert.ok(routes.length >= 15, `routes found: ${routes.length}`);
     const open = new Set(["/api/health", "/api/pair"]);
+    // What each route declares is what this test expects: only these two are public.
+    assert.deepEqual(new Set(routes.filter((r) => r.access === "public").map((r) => r.url)), open);
     for (const r of routes) {
       const url = r.url.replace(/:(\w+)/g, "x");
       const res = await fetch(`${d.url}${url}`, {
@@ -60,6 +65,56 @@ describe("every API route needs a paired device (X-1)", () => {
     assert.equal((await fetch(`${d.url}/api/snapshot`, { headers: { authorization: "Bearer nope" } })).status, 401);
     assert.equal((await fetch(`${d.url}/api/snapshot`, { headers: { cookie: `collie_device=${d.token}x` } })).status, 401);
     assert.equal((await fetch(`${d.url}/api/snapshot`, { headers: { cookie: `collie_device=${d.token}` } })).status, 200);
+  });
+});
+
+describe("the gate decides on the matched route, never on the URL text (X-1)", () => {
+  test("a route that declares no access does not start", () => {
+    const app = Fastify();
+    app.addHook("onRoute", requireAccess);
+    assert.throws(() => app.get("/api/forgot", async () => ({})), /declares no access/);
+    assert.throws(() => app.get("/api/odd", { config: { access: "admin" as never } }, async () => ({})), /declares no access/);
+    assert.doesNotThrow(() => app.get("/api/said", DEVICE, async () => ({})));
+    void app.close();
+  });
+
+  test("every protected route, in every encoded and odd spelling, is refused over HTTP, never a 2xx", async () => {
+    const d = await TestDaemon.start({ sources: none });
+    const routes = d.daemon.app.collieRoutes.filter((r) => r.access === "device" && r.method !== "HEAD");
+    let tried = 0;
+    const statuses = new Map<number, number>();
+    for (const r of routes) {
+      const path = r.url.replace(/:(\w+)/g, "x");
+      const body = r.method === "GET" ? undefined : JSON.stringify({ requestId: "r1", text: "hi", answer: { kind: "permission", decision: "allow" } });
+      for (const target of oddForms(path, d.url)) {
+        const res = await rawTarget(d.port, r.method, target, body === undefined ? {} : { body });
+        tried++;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        assert.ok(res.status >= 400, `${r.method} ${target} answered ${res.status}`);
+        assert.ok([400, 401, 403, 404].includes(res.status), `${r.method} ${target} answered ${res.status}`);
+      }
+    }
+    assert.ok(tried > routes.length * 30, `tried ${tried}`);
+    assert.ok((statuses.get(401) ?? 0) > 0 && (statuses.get(404) ?? 0) > 0, `statuses: ${JSON.stringify([...statuses])}`);
+  });
+
+  test("the live WebSocket, in every encoded and odd spelling, never opens for an unpaired client", async () => {
+    const d = await TestDaemon.start({ sources: none });
+    for (const target of oddForms("/api/live", d.url)) {
+      const res = await rawTarget(d.port, "GET", target, { upgrade: true });
+      assert.ok([400, 401, 403, 404].includes(res.status), `upgrade ${target} answered ${res.status}`);
+    }
+    const plain = await rawTarget(d.port, "GET", "/api/live", { upgrade: true, headers: { authorization: `Bearer ${d.token}` } });
+    assert.equal(plain.status, 101, "the plain path with a device opens: the probe can tell");
+  });
+
+  test("the encoded API path that used to pass the gate reads nothing and starts nothing", async () => {
+    const d = await TestDaemon.start({ sources: none });
+    assert.equal((await rawTarget(d.port, "GET", "/%61pi/snapshot")).status, 401);
+    assert.equal((await rawTarget(d.port, "GET", `${d.url}/api/snapshot`)).status, 401);
+    assert.equal((await rawTarget(d.port, "POST", "/%61pi/push/subscriptions", { body: "{}" })).status, 401);
+    assert.equal((await rawTarget(d.port, "GET", "/%61pi/unknown")).status, 404);
+    assert.equal((await rawTarget(d.port, "POST", "/nothing/here", { body: "{}" })).status, 404);
   });
 });
 
