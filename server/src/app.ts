@@ -12,12 +12,15 @@ import type { PushService } from "./push/push.ts";
 import { installGate, type GateOptions } from "./security/gate.ts";
 import { pairRoutes } from "./security/pair-route.ts";
 import { requireAccess, type Access } from "./security/access.ts";
+import { endRefusedUpgrade, trackConnections, type Connections } from "./connections.ts";
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
   interface FastifyInstance {
     /** Every registered route (method and URL pattern). */
     collieRoutes: { method: string; url: string; access: Access }[];
+    /** Every open connection of the server (shutdown destroys what is left). */
+    collieConnections: Connections;
   }
 }
 
@@ -30,9 +33,19 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     routerOptions: { maxParamLength: 512 },
     // A URL the router cannot read (broken percent-encoding, a parameter over that length) answers
     // in the API's own shape too, not Fastify's.
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (err, req, reply) => {
+      // This answer runs no hooks, so an upgrade refused here ends its connection itself.
+      if ((req.raw as { upgrade?: boolean }).upgrade === true) reply.raw.once("finish", () => endRefusedUpgrade(req.raw.socket));
       (reply as unknown as FastifyReply).code(400).send({ error: "bad-request", message: err.message });
     },
+  });
+  app.decorate("collieConnections", trackConnections(app.server));
+  // An upgrade request answered over HTTP (refused by the gate, no such route, a bad URL …) ends
+  // its connection: Node never closes an upgrade's socket by itself (connections.ts). A request
+  // that did upgrade is hijacked and never gets here.
+  app.addHook("onResponse", async (req) => {
+    // `upgrade` is set by Node's parser on a request it handed to the `upgrade` event.
+    if ((req.raw as { upgrade?: boolean }).upgrade === true) endRefusedUpgrade(req.raw.socket);
   });
   app.addHook("onSend", async (_req, reply, payload) => {
     // API answers are live state: never cached (X-2 asks for it; cheap to have from the start).

@@ -22,6 +22,9 @@ import { AuditLog } from "./security/audit.ts";
 import { startAdminSocket } from "./security/admin.ts";
 import type { Server } from "node:http";
 
+/** How long open connections get to end by themselves when the daemon closes. */
+const CLOSE_GRACE_MS = 500;
+
 export interface DaemonOptions {
   /** sources.json to read and watch; or fixed sources (the embedded default, tests). */
   sources: { path: string } | { fixed: AgentSource[] };
@@ -195,11 +198,21 @@ export class Daemon {
   async close(): Promise<void> {
     this.#watcher?.close();
     const admin = this.#admin;
-    if (admin) await new Promise<void>((done) => admin.close(() => done()));
+    if (admin) {
+      const closed = new Promise<void>((done) => admin.close(() => done()));
+      admin.closeAllConnections();
+      await closed;
+    }
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
     await this.agents.stopAll();
-    await this.app.close();
+    // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
+    // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.
+    const closing = this.app.close();
+    const grace = new Promise<void>((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+    await Promise.race([closing, grace]);
+    this.app.collieConnections.destroyAll();
+    await closing;
     this.push?.close(); // sends in flight finish without touching the closed database
     this.#state.close();
   }

@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import { Daemon } from "./daemon.ts";
 import { startExampleAgent, type ExampleAgent } from "./cli/example-agent.ts";
 import { attach } from "./cli/attach.ts";
+import { stopOnSignals } from "./cli/shutdown.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
@@ -77,13 +78,8 @@ async function serve(args: Args): Promise<number> {
   const address = await daemon.app.listen({ host, port: port(args) });
   console.log(`collie: listening on ${address} (state in ${state})`);
   console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
-  const stop = async () => {
-    await daemon.close();
-    await example?.stop();
-    process.exit(0);
-  };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  // Stopping closes every socket and stops the example agent, within a few seconds (cli/shutdown.ts).
+  stopOnSignals(() => [daemon.close(), ...(example ? [example.stop()] : [])]);
   return -1; // keeps running
 }
 

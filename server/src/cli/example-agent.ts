@@ -11,6 +11,9 @@ import type { AgentSource } from "../sources/sources.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../../../sdk/examples/durable-member/main.ts", import.meta.url));
 
+/** How long the example agent gets to stop on SIGTERM before it is killed. */
+const EXAMPLE_STOP_MS = 3000;
+
 export interface ExampleAgent {
   source: AgentSource;
   child: ChildProcess;
@@ -49,7 +52,10 @@ export async function startExampleAgent(stateDir: string): Promise<ExampleAgent>
       if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
+      // An agent that does not stop in time is killed: Collie's own shutdown must not wait on it.
+      const kill = setTimeout(() => child.kill("SIGKILL"), EXAMPLE_STOP_MS);
       await gone;
+      clearTimeout(kill);
     },
   };
 }
