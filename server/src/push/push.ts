@@ -107,10 +107,10 @@ export class PushService {
     return service;
   }
 
-  /** Registers a phone's subscription; throws SubscriptionError for a bad one. */
-  register(json: PushSubscriptionJson, replaces?: string): { created: boolean; replaced: boolean } {
+  /** Registers the subscription of the paired `device`; throws SubscriptionError for a bad one. */
+  register(json: PushSubscriptionJson, opts: { device: string; replaces?: string | undefined }): { created: boolean; replaced: boolean } {
     const sub = checkSubscription(json, this.#opts.allowHttpEndpoints ?? false);
-    const r = this.subscriptions.upsert(sub, replaces);
+    const r = this.subscriptions.upsert(sub, opts);
     if (r.created) this.#opts.log(`push: a phone subscribed (${endpointLabel(sub.endpoint)})${r.replaced ? ", replacing its old subscription" : ""}`);
     if (r.evicted > 0) this.#opts.log(`push: dropped ${r.evicted} subscription(s) unused the longest (at most 64 are kept)`);
     return { created: r.created, replaced: r.replaced };

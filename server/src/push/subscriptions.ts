@@ -61,10 +61,12 @@ export class Subscriptions {
   }
 
   /**
-   * Adds or refreshes a subscription; `replaces` (the endpoint this device used before) is
-   * dropped. Returns whether the endpoint was new and whether a replaced one was dropped.
+   * Adds or refreshes a subscription of the paired `device` that made it (revoking the device
+   * removes it); `replaces` (the endpoint this device used before) is dropped. Returns whether the
+   * endpoint was new and whether a replaced one was dropped.
    */
-  upsert(sub: StoredSubscription, replaces?: string): { created: boolean; replaced: boolean; evicted: number } {
+  upsert(sub: StoredSubscription, opts: { device: string; replaces?: string | undefined }): { created: boolean; replaced: boolean; evicted: number } {
+    const { device, replaces } = opts;
     const now = this.#now();
     this.#db.exec("BEGIN IMMEDIATE");
     try {
@@ -74,9 +76,10 @@ export class Subscriptions {
       }
       const existed = this.#db.prepare("SELECT 1 AS one FROM push_subscriptions WHERE endpoint = ?").get(sub.endpoint) !== undefined;
       this.#db.prepare(
-        `INSERT INTO push_subscriptions (endpoint, p256dh, auth, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (endpoint) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth, updated_at = excluded.updated_at, failures = 0, last_error = NULL`,
-      ).run(sub.endpoint, sub.keys.p256dh, sub.keys.auth, now, now);
+        `INSERT INTO push_subscriptions (endpoint, p256dh, auth, created_at, updated_at, device_id) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (endpoint) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth, updated_at = excluded.updated_at,
+           device_id = excluded.device_id, failures = 0, last_error = NULL`,
+      ).run(sub.endpoint, sub.keys.p256dh, sub.keys.auth, now, now, device);
       // Bound the fan-out of one ask: the subscriptions unused the longest go first.
       const evicted = Number(this.#db.prepare(
         `DELETE FROM push_subscriptions WHERE endpoint IN (
@@ -94,13 +97,16 @@ export class Subscriptions {
     return Number(this.#db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?").run(endpoint).changes) > 0;
   }
 
+  /** The subscriptions a push goes to: only those of a device that is paired now (X-1). */
   all(): StoredSubscription[] {
-    const rows = this.#db.prepare("SELECT endpoint, p256dh, auth FROM push_subscriptions ORDER BY created_at").all() as { endpoint: string; p256dh: string; auth: string }[];
+    const rows = this.#db.prepare(
+      "SELECT s.endpoint, s.p256dh, s.auth FROM push_subscriptions s JOIN devices d ON d.id = s.device_id ORDER BY s.created_at",
+    ).all() as { endpoint: string; p256dh: string; auth: string }[];
     return rows.map((r) => ({ endpoint: r.endpoint, keys: { p256dh: r.p256dh, auth: r.auth } }));
   }
 
   get size(): number {
-    return (this.#db.prepare("SELECT count(*) AS n FROM push_subscriptions").get() as { n: number }).n;
+    return (this.#db.prepare("SELECT count(*) AS n FROM push_subscriptions s JOIN devices d ON d.id = s.device_id").get() as { n: number }).n;
   }
 
   /** A delivery went through: the failure count starts over. */

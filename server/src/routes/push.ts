@@ -20,7 +20,8 @@ export async function pushRoutes(app: FastifyInstance, push: PushService): Promi
 
   app.post<{ Body: PushSubscribeRequest }>("/api/push/subscriptions", { ...DEVICE, schema: { body: PushSubscribeRequest } }, async (req, reply) => {
     try {
-      const r = push.register(req.body.subscription, req.body.replaces);
+      // The gate let only a paired device through (DEVICE): the subscription is that device's.
+      const r = push.register(req.body.subscription, { device: req.device!.id, replaces: req.body.replaces });
       const body: PushSubscribeReply = { ok: true, replaced: r.replaced };
       return reply.code(r.created ? 201 : 200).send(body);
     } catch (err) {

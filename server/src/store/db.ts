@@ -64,6 +64,13 @@ const MIGRATIONS: readonly string[] = [
      until INTEGER NOT NULL,
      PRIMARY KEY (machine, agent)
    );`,
+  // 4: a push subscription belongs to the paired device that made it (X-1, U-4): revoking the
+  // device removes its subscriptions (the cascade), and a push goes only to a paired device's.
+  // Subscriptions from before had no device and cannot be tied to one: they go, and the phone's
+  // next "Notifications" switch (or its app start, which registers again) brings them back.
+  `ALTER TABLE push_subscriptions ADD COLUMN device_id TEXT REFERENCES devices (id) ON DELETE CASCADE;
+   DELETE FROM push_subscriptions WHERE device_id IS NULL;
+   CREATE INDEX push_subscriptions_device ON push_subscriptions (device_id);`,
 ];
 
 export interface StateDb {

@@ -241,3 +241,21 @@ describe("asks push through the daemon (U-1…U-3)", () => {
     assert.equal(service.requests.length, before + 3, "no clear for an ask of a layout still being laid out");
   });
 });
+
+describe("a subscription belongs to its device (X-1, U-4)", () => {
+  test("after the device is revoked its subscription is gone, and pushes go only to the phone still paired", async () => {
+    const other = daemon.devices.pair(daemon.devices.createCode().code, "tablet", "test");
+    assert.ok(other.ok);
+    const tablet = makeSubscriber(service.endpoint("revoked-tablet"));
+    const res = await fetch(`${url}/api/push/subscriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${other.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ subscription: tablet.json }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal(daemon.devices.revoke(other.device.id), true);
+    // The fan-out of every push reads exactly this list (push.ts #fanOut).
+    assert.deepEqual(daemon.push!.subscriptions.all().map((s) => s.endpoint), [phone.endpoint]);
+    assert.equal(daemon.push!.unregister(tablet.endpoint), false, "the row itself is gone, not only hidden");
+  });
+});

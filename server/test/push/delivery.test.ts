@@ -12,6 +12,7 @@ import { PushService, type PushOptions } from "../../src/push/push.ts";
 import { askTopic, DEFAULT_ASK_TTL_S, MANY_ASKS_TTL_S } from "../../src/push/payload.ts";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
+import { pairedDevice } from "../helpers/paired-device.ts";
 import { FakePushService, type PushRequest } from "./helpers/push-service.ts";
 import { decryptPush, makeSubscriber, verifyVapid, type TestSubscriber } from "./helpers/webpush-check.ts";
 
@@ -54,7 +55,7 @@ after(() => removeTempDirs());
 
 function subscribe(id: string, p = push): TestSubscriber {
   const sub = makeSubscriber(service.endpoint(id));
-  p.register(sub.json);
+  p.register(sub.json, { device: pairedDevice(state).id });
   return sub;
 }
 
@@ -154,7 +155,7 @@ describe("once per tool call (U-3)", () => {
     let disk = openStateDb(dir);
     let p = open({}, disk);
     const sub = makeSubscriber(service.endpoint("a"));
-    p.register(sub.json);
+    p.register(sub.json, { device: pairedDevice(disk).id });
     assert.equal(p.ask(ctx("ask-1")), "pushed");
     await p.idle();
     const key = p.publicKey;

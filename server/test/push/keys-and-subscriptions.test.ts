@@ -11,6 +11,7 @@ import { PushService } from "../../src/push/push.ts";
 import { openStateDb } from "../../src/store/db.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 import { makeSubscriber } from "./helpers/webpush-check.ts";
+import { pairedDevice } from "../helpers/paired-device.ts";
 
 after(() => removeTempDirs());
 
@@ -83,9 +84,10 @@ describe("subscriptions", () => {
     const subs = new Subscriptions(state.db);
     const a = checkSubscription(sub("a"), false);
     const b = checkSubscription(sub("b"), false);
-    assert.deepEqual(subs.upsert(a), { created: true, replaced: false, evicted: 0 });
-    assert.deepEqual(subs.upsert(a), { created: false, replaced: false, evicted: 0 }, "the same again: known");
-    assert.deepEqual(subs.upsert(b, a.endpoint), { created: true, replaced: true, evicted: 0 });
+    const device = pairedDevice(state).id;
+    assert.deepEqual(subs.upsert(a, { device }), { created: true, replaced: false, evicted: 0 });
+    assert.deepEqual(subs.upsert(a, { device }), { created: false, replaced: false, evicted: 0 }, "the same again: known");
+    assert.deepEqual(subs.upsert(b, { device, replaces: a.endpoint }), { created: true, replaced: true, evicted: 0 });
     assert.deepEqual(subs.all().map((s) => s.endpoint), [b.endpoint]);
     assert.equal(subs.remove(b.endpoint), true);
     assert.equal(subs.remove(b.endpoint), false);
@@ -98,12 +100,32 @@ describe("subscriptions", () => {
     let t = 0;
     const subs = new Subscriptions(state.db, () => ++t);
     const all = Array.from({ length: MAX_SUBSCRIPTIONS + 1 }, (_, i) => checkSubscription(sub(`s${i}`), false));
-    for (const s of all.slice(0, MAX_SUBSCRIPTIONS)) subs.upsert(s);
+    const device = pairedDevice(state).id;
+    for (const s of all.slice(0, MAX_SUBSCRIPTIONS)) subs.upsert(s, { device });
     subs.delivered(all[0]!.endpoint); // s0 was used recently: s1 is the oldest now
-    assert.equal(subs.upsert(all[MAX_SUBSCRIPTIONS]!).evicted, 1);
+    assert.equal(subs.upsert(all[MAX_SUBSCRIPTIONS]!, { device }).evicted, 1);
     const left = new Set(subs.all().map((s) => s.endpoint));
     assert.equal(left.size, MAX_SUBSCRIPTIONS);
     assert.ok(left.has(all[0]!.endpoint) && !left.has(all[1]!.endpoint));
+    state.close();
+  });
+
+  test("a subscription belongs to the device that made it: revoking the device removes it, and only a paired device's is pushed to", () => {
+    const state = openStateDb(":memory:");
+    const subs = new Subscriptions(state.db);
+    const phone = pairedDevice(state, "phone");
+    const tablet = pairedDevice(state, "tablet");
+    const a = checkSubscription(sub("a"), false);
+    const b = checkSubscription(sub("b"), false);
+    subs.upsert(a, { device: phone.id });
+    subs.upsert(b, { device: tablet.id });
+    assert.equal(subs.size, 2);
+    assert.equal(phone.devices.revoke(phone.id), true);
+    assert.deepEqual(subs.all().map((s) => s.endpoint), [b.endpoint], "the revoked phone's subscription is gone");
+    // A row without a paired device (written by hand, or left from before) is never pushed to.
+    state.db.prepare("INSERT INTO push_subscriptions (endpoint, p256dh, auth, created_at, updated_at) VALUES (?, ?, ?, 0, 0)").run("https://push.example.net/orphan", a.keys.p256dh, a.keys.auth);
+    assert.deepEqual(subs.all().map((s) => s.endpoint), [b.endpoint]);
+    assert.equal(subs.size, 1);
     state.close();
   });
 
