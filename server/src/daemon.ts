@@ -137,7 +137,7 @@ export class Daemon {
         applied: (agent) => forwarder.deliverHeld(agent),
       },
       log,
-      { ...opts.tuning, ...(redact ? { present: maskConversation } : {}) },
+      { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) },
     );
     forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });

@@ -8,7 +8,7 @@ import { lstatSync } from "node:fs";
 import { parseEventsPage, parseHello, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
 import type { AgentState, AgentSummary, Conversation } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
-import { cleanRawEventsPage, cleanRawHello } from "./incoming.ts";
+import { cleanRawEventsPage, cleanRawHello, type Mask } from "./incoming.ts";
 import { AgentMirror, type MirrorChange } from "./mirror.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
 
@@ -30,6 +30,8 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Shapes every Conversation of this agent (secret masking, R-1); see AgentMirror. */
   present?: (c: Conversation) => Conversation;
+  /** Secret masking of one text (R-1): the self-name, and masked texts before they are cut. */
+  mask?: Mask;
   /** For tests: shorter waits and delays. */
   waitMs?: number;
   retryDelaysMs?: readonly number[];
@@ -88,7 +90,7 @@ export class AgentConnection {
       state: this.#state,
       reach: this.client.reach,
       runtime: this.#hello?.runtime ?? null,
-      selfName: this.#hello?.name ?? null,
+      selfName: this.#hello?.name != null && this.#opts.mask ? this.#opts.mask(this.#hello.name) : (this.#hello?.name ?? null),
       machine: null,
       caps: this.#hello?.caps ?? null,
       wire: { agent: this.#hello ? Math.max(...this.#hello.wire) : null, collie: COLLIE_WIRE_VERSION },
@@ -162,7 +164,7 @@ export class AgentConnection {
     if (this.#opts.endpoint.kind === "socket") checkSocketOwner(this.#opts.endpoint.path);
     const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
     if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
-    cleanRawHello(reply.body);
+    cleanRawHello(reply.body, this.#opts.mask);
     const hello = parseHello(reply.body);
     if (!hello.ok) throw new MalformedReply(`malformed hello: ${hello.error}`);
     this.#hello = hello.value;
@@ -187,7 +189,7 @@ export class AgentConnection {
       const q = this.#cursor === null ? `wait=0` : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`;
       const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
       if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
-      cleanRawEventsPage(reply.body);
+      cleanRawEventsPage(reply.body, this.#opts.mask);
       const page = parseEventsPage(reply.body);
       if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
       for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);

@@ -3,17 +3,43 @@
  * limits is cut and control or invisible characters are removed, and the item or ask is marked
  * `textShortened`, so the phone can say `Text shortened` and offer no `Always allow` (P-12).
  * Shapes stay the validator's job: this only touches strings it knows.
+ *
+ * Every read from an agent is cleaned the same way: the events long-poll and a pane read, and also
+ * history, a closed conversation's items and starters, so U+202E, BEL or ESC reach the phone on
+ * no path (the security issue's item 5).
+ *
+ * A text Collie masks (R-1: titles, subtitles, progress labels, an ask's title as the pending
+ * question, push titles and lines, the agent's self-name, history rows) is masked whole before
+ * it is cut: cut first, a secret straddling the limit would lose the tail the masking rules need
+ * to recognise it, and its head would reach the lock screen in clear.
  */
 import { cleanChars, cleanText, LIMITS } from "@colliepwa/durable-sdk/wire";
 
 type Raw = Record<string, unknown>;
 const isObj = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** How a text Collie masks is masked before a cut (R-1); identity when masking is off. */
+export type Mask = (text: string) => string;
+const noMask: Mask = (text) => text;
+
+interface FixOptions {
+  singleLine?: boolean;
+  chars?: boolean;
+  /** The field is masked where it is shown: mask it whole before cutting it (see above). */
+  mask?: Mask;
+}
+
 /** Cleans `o[key]` in place when it is a string; returns true when it changed. */
-function fix(o: Raw, key: string, max: number, opts: { singleLine?: boolean; chars?: boolean } = {}): boolean {
+function fix(o: Raw, key: string, max: number, opts: FixOptions = {}): boolean {
   const v = o[key];
   if (typeof v !== "string") return false;
-  const r = opts.chars ? cleanChars(v, max, opts) : cleanText(v, max, opts);
+  const clean = (text: string) => (opts.chars ? cleanChars(text, max, opts) : cleanText(text, max, opts));
+  let r = clean(v);
+  if (r.changed && opts.mask && opts.mask !== noMask) {
+    const whole = opts.chars ? cleanChars(v, Number.MAX_SAFE_INTEGER, opts).text : cleanText(v, Number.MAX_SAFE_INTEGER, opts).text;
+    // A cut happened: cut the masked whole text instead.
+    if (whole !== r.text) r = { text: clean(opts.mask(whole)).text, changed: true };
+  }
   if (!r.changed) return false;
   o[key] = r.text;
   return true;
@@ -30,10 +56,10 @@ export function cleanRawItem(item: unknown): void {
   if (changed) item.textShortened = true;
 }
 
-export function cleanRawAsk(ask: unknown): void {
+export function cleanRawAsk(ask: unknown, mask: Mask = noMask): void {
   if (!isObj(ask)) return;
   let changed = false;
-  changed = fix(ask, "title", LIMITS.askTitleBytes, { singleLine: true }) || changed;
+  changed = fix(ask, "title", LIMITS.askTitleBytes, { singleLine: true, mask }) || changed;
   changed = fix(ask, "reason", LIMITS.askReasonBytes) || changed;
   changed = fix(ask, "placeholder", LIMITS.optionLabelBytes, { singleLine: true }) || changed;
   if (isObj(ask.tool)) {
@@ -41,8 +67,8 @@ export function cleanRawAsk(ask: unknown): void {
     changed = fix(ask.tool, "call", LIMITS.toolCallBytes, { singleLine: true }) || changed;
   }
   if (isObj(ask.push)) {
-    fix(ask.push, "title", LIMITS.pushTitleChars, { singleLine: true, chars: true });
-    fix(ask.push, "line", LIMITS.pushLineChars, { singleLine: true, chars: true });
+    fix(ask.push, "title", LIMITS.pushTitleChars, { singleLine: true, chars: true, mask });
+    fix(ask.push, "line", LIMITS.pushLineChars, { singleLine: true, chars: true, mask });
   }
   for (const list of [ask.options, ask.fields]) {
     if (!Array.isArray(list)) continue;
@@ -59,27 +85,27 @@ export function cleanRawAsk(ask: unknown): void {
   if (changed) ask.textShortened = true;
 }
 
-export function cleanRawSummary(summary: unknown): void {
+export function cleanRawSummary(summary: unknown, mask: Mask = noMask): void {
   if (!isObj(summary)) return;
-  fix(summary, "title", LIMITS.titleBytes, { singleLine: true });
-  fix(summary, "subtitle", LIMITS.subtitleBytes, { singleLine: true });
+  fix(summary, "title", LIMITS.titleBytes, { singleLine: true, mask });
+  fix(summary, "subtitle", LIMITS.subtitleBytes, { singleLine: true, mask });
   fix(summary, "harness", LIMITS.harnessBytes, { singleLine: true });
   fix(summary, "badge", LIMITS.badgeChars, { singleLine: true, chars: true });
-  if (isObj(summary.progress)) fix(summary.progress, "label", LIMITS.titleBytes, { singleLine: true });
+  if (isObj(summary.progress)) fix(summary.progress, "label", LIMITS.titleBytes, { singleLine: true, mask });
   if (Array.isArray(summary.actions)) for (const a of summary.actions) if (isObj(a)) fix(a, "label", LIMITS.actionLabelChars, { singleLine: true, chars: true });
 }
 
-function cleanRawView(view: unknown): void {
+function cleanRawView(view: unknown, mask: Mask = noMask): void {
   if (!isObj(view)) return;
-  cleanRawSummary(view.pane);
+  cleanRawSummary(view.pane, mask);
   if (Array.isArray(view.items)) view.items.forEach(cleanRawItem);
-  if (Array.isArray(view.asks)) view.asks.forEach(cleanRawAsk);
+  if (Array.isArray(view.asks)) for (const ask of view.asks) cleanRawAsk(ask, mask);
 }
 
 /** Cleans the texts of a hello the phone shows (name, runtime, SDK) in place (before `parseHello`). */
-export function cleanRawHello(hello: unknown): void {
+export function cleanRawHello(hello: unknown, mask: Mask = noMask): void {
   if (!isObj(hello)) return;
-  fix(hello, "name", LIMITS.titleBytes, { singleLine: true });
+  fix(hello, "name", LIMITS.titleBytes, { singleLine: true, mask });
   fix(hello, "runtime", 64, { singleLine: true });
   if (isObj(hello.sdk)) {
     fix(hello.sdk, "name", 128, { singleLine: true });
@@ -88,22 +114,22 @@ export function cleanRawHello(hello: unknown): void {
 }
 
 /** Cleans every text of an events page in place (before `parseEventsPage`). */
-export function cleanRawEventsPage(page: unknown): void {
+export function cleanRawEventsPage(page: unknown, mask: Mask = noMask): void {
   if (!isObj(page)) return;
   if (isObj(page.layout)) {
-    if (Array.isArray(page.layout.panes)) page.layout.panes.forEach(cleanRawSummary);
+    if (Array.isArray(page.layout.panes)) for (const pane of page.layout.panes) cleanRawSummary(pane, mask);
     for (const key of ["workspaces", "tabs"]) {
       const list = page.layout[key];
       if (Array.isArray(list)) for (const e of list) if (isObj(e)) fix(e, "title", LIMITS.titleBytes, { singleLine: true });
     }
   }
-  if (Array.isArray(page.views)) page.views.forEach(cleanRawView);
+  if (Array.isArray(page.views)) for (const view of page.views) cleanRawView(view, mask);
   if (Array.isArray(page.events)) {
     for (const e of page.events) {
       if (!isObj(e)) continue;
       if (e.type === "item") cleanRawItem(e.item);
-      else if (e.type === "ask") cleanRawAsk(e.ask);
-      else if (e.type === "state") cleanRawSummary(e.summary);
+      else if (e.type === "ask") cleanRawAsk(e.ask, mask);
+      else if (e.type === "state") cleanRawSummary(e.summary, mask);
       else if (e.type === "ask-closed") fix(e, "title", LIMITS.askTitleBytes, { singleLine: true });
     }
   }
@@ -111,3 +137,29 @@ export function cleanRawEventsPage(page: unknown): void {
 
 /** Cleans a single pane view page (`GET /panes/:pane`). */
 export { cleanRawView };
+
+/** Cleans a history page (`GET /history`): the rows' titles and subtitles, masked before a cut. */
+export function cleanRawHistoryPage(page: unknown, mask: Mask = noMask): void {
+  if (!isObj(page) || !Array.isArray(page.rows)) return;
+  for (const row of page.rows) {
+    if (!isObj(row)) continue;
+    fix(row, "title", LIMITS.titleBytes, { singleLine: true, mask });
+    fix(row, "subtitle", LIMITS.subtitleBytes, { singleLine: true, mask });
+  }
+}
+
+/** Cleans a closed conversation's items page (`GET /history/:session/items`). */
+export function cleanRawHistoryItemsPage(page: unknown): void {
+  if (!isObj(page) || !Array.isArray(page.items)) return;
+  page.items.forEach(cleanRawItem);
+}
+
+/** Cleans a starters page (`GET /starters`). */
+export function cleanRawStartersPage(page: unknown): void {
+  if (!isObj(page) || !Array.isArray(page.starters)) return;
+  for (const starter of page.starters) {
+    if (!isObj(starter)) continue;
+    fix(starter, "title", LIMITS.titleBytes, { singleLine: true });
+    fix(starter, "subtitle", LIMITS.subtitleBytes, { singleLine: true });
+  }
+}

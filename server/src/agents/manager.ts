@@ -19,9 +19,9 @@ export class AgentManager {
   readonly #live = new Map<string, { source: AgentSource; connection: AgentConnection }>();
   readonly #events: ManagerEvents;
   readonly #log: (line: string) => void;
-  readonly #tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present">;
+  readonly #tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask">;
 
-  constructor(events: ManagerEvents, log: (line: string) => void, tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present"> = {}) {
+  constructor(events: ManagerEvents, log: (line: string) => void, tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask"> = {}) {
     this.#events = events;
     this.#log = log;
     this.#tuning = tuning;

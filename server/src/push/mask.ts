@@ -156,13 +156,14 @@ export function masker(on: boolean): (text: string) => string {
 }
 
 /**
- * A conversation as the phone's list shows it (R-1): title, subtitle and the pending question
- * masked. The daemon applies it where every `Conversation` is built (agents/mirror.ts), so the
+ * A conversation as the phone's list shows it (R-1): title, subtitle, progress label and the
+ * pending question masked. The daemon applies it where every `Conversation` is built (agents/mirror.ts), so the
  * snapshot, the pane read and the WebSocket all send the masked copy.
  */
-export function maskConversation<T extends { title: string; subtitle?: string; pendingQuestion?: string }>(c: T): T {
+export function maskConversation<T extends { title: string; subtitle?: string; pendingQuestion?: string; progress?: { label?: string } }>(c: T): T {
   const out = { ...c, title: mask(c.title) };
   if (c.subtitle !== undefined) out.subtitle = mask(c.subtitle);
   if (c.pendingQuestion !== undefined) out.pendingQuestion = mask(c.pendingQuestion);
+  if (c.progress?.label !== undefined) out.progress = { ...c.progress, label: mask(c.progress.label) };
   return out;
 }

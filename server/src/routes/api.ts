@@ -11,6 +11,7 @@ import {
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import { AgentUnreachable } from "../agents/client.ts";
+import { cleanRawHistoryItemsPage, cleanRawHistoryPage, cleanRawStartersPage } from "../agents/incoming.ts";
 import { asOutcome, type Forwarder } from "../actions/forward.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
@@ -56,7 +57,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
   // never on a timer; the agent's answer is checked before it is passed on.
-  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }) => {
+  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, clean: (body: unknown) => void, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }) => {
     const conn = deps.agents.get(agent);
     if (!conn) return { status: 404, body: { error: "unknown-agent", message: "No such durable agent." } };
     if (conn.state === "version-mismatch") return { status: 409, body: { error: "agent-version-mismatch", message: "The durable agent speaks another wire version." } };
@@ -65,6 +66,8 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
       // The agent's own error passes through as the catalog has it; any other reply is agent-failed (L-2).
       if (r.status !== 200) return asOutcome(r.status, r.body);
+      // Cleaned as every other read from an agent is (agents/incoming.ts): cut, no control or bidi characters.
+      clean(r.body);
       const parsed = check(r.body);
       if (!parsed.ok) return { status: 502, body: { error: "agent-failed", message: `The durable agent's reply was malformed: ${parsed.error}` } };
       // What the validator rebuilt from the keys it knows, not the raw body: an unknown key (a value
@@ -82,16 +85,16 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return s.size ? `?${s}` : "";
   };
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", DEVICE, async (req, reply) => {
-    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
+    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), (b) => cleanRawHistoryPage(b, deps.mask), parseHistoryPage);
     if (r.status === 200 && deps.mask) r.body = maskHistory(r.body as HistoryPage, deps.mask);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", DEVICE, async (req, reply) => {
-    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage);
+    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), cleanRawHistoryItemsPage, parseHistoryItemsPage);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", DEVICE, async (req, reply) => {
-    const r = await readThrough(req.params.agent, "starters", {}, "", parseStartersPage);
+    const r = await readThrough(req.params.agent, "starters", {}, "", cleanRawStartersPage, parseStartersPage);
     return reply.code(r.status).send(r.body);
   });
 

@@ -59,6 +59,8 @@ export class FakeAgent {
   initial: () => unknown;
   /** The reply to a write (POST): status and body (a string is sent as it is). */
   write: (path: string, body: string) => { status: number; body: unknown } = () => ({ status: 404, body: { error: "not-found", message: "No such route." } });
+  /** The reply to any other read (history, items, starters, a pane): undefined answers 404. */
+  read: (path: string) => { status: number; body: unknown } | undefined = () => undefined;
   /** Required as `Authorization: Bearer <token>` when set. */
   token: string | undefined;
   #queue: unknown[] = [];
@@ -144,6 +146,8 @@ export class FakeAgent {
       });
       return;
     }
+    const other = this.read(req.url ?? "");
+    if (other) return this.#send(res, other.status, other.body);
     this.#send(res, 404, { error: "not-found", message: "No such route." });
   }
 
