@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve, dirname } from "node:path";
 import type { Endpoint } from "../agents/client.ts";
+import { locateJsonError } from "./json-error.ts";
 
 /** One durable agent as sources.json names it, with its token resolved. */
 export interface AgentSource {
@@ -34,8 +35,12 @@ export function loadSources(path: string, env: NodeJS.ProcessEnv = process.env):
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (err) {
-    throw new SourcesError(`${path}: is not valid JSON (${(err as Error).message})`);
+  } catch {
+    // Never the parser's message: it quotes the file around the error, inline tokens included.
+    const at = locateJsonError(text);
+    throw new SourcesError(at
+      ? `${path}: is not valid JSON at line ${at.line}, column ${at.column} (in ${at.field}: ${at.problem})`
+      : `${path}: is not valid JSON`);
   }
   return parseSources(json, path, env);
 }
