@@ -49,4 +49,18 @@ if (!process.execArgv.some((a) => a === "--no-warnings" || a.startsWith("--disab
   });
 }
 
+// Stopping the command a user started stops everything it started. `npm exec` (npx) runs this bin
+// through `sh -c`: npm passes a SIGTERM on to that shell, which dies of it without passing it on,
+// and Collie would be left running with its example agent. So when npm started us and our parent
+// goes away, that was npm being stopped: stop as if signalled, once (a second signal means "now").
+if (process.env.npm_command !== undefined) {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, "SIGTERM");
+  }, 250);
+  watch.unref();
+}
+
 await import("../src/main.ts");
