@@ -35,7 +35,7 @@ const older = ["/usr/bin/node", "/usr/local/bin/node", "/bin/node", "/usr/bin/no
 
 /** Runs `file args` with the older Node first on PATH, as on a machine that has only it. */
 function runUnderOlderNode(file: string, args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, PATH: `${dirname(older!.node)}${delimiter}/usr/bin${delimiter}/bin` };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(older!.node)}${delimiter}/usr/bin${delimiter}/bin` };
   for (const key of Object.keys(env)) if (key.startsWith("npm_")) delete env[key];
   delete env.NODE_OPTIONS;
   return new Promise((resolve) => {
