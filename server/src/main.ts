@@ -15,6 +15,7 @@ import { startExampleAgent, type ExampleAgent } from "./cli/example-agent.ts";
 import { attach } from "./cli/attach.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
+import { lockStateDir } from "./cli/state-lock.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
@@ -59,6 +60,9 @@ async function serve(args: Args): Promise<number> {
   const sources = sourcesPath(flag(args, "sources"));
   const state = stateDir(flag(args, "state-dir"));
   const host = flag(args, "host") ?? DEFAULT_HOST;
+  // Before anything touches the state directory: a second Collie on it stops here (D-8).
+  const lock = lockStateDir(state);
+  process.once("exit", () => lock.release());
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
   if (existsSync(sources)) {
@@ -75,6 +79,7 @@ async function serve(args: Args): Promise<number> {
   }
   await buildWebIfMissing();
   const address = await daemon.app.listen({ host, port: port(args) });
+  lock.setPort(Number(new URL(address).port));
   console.log(`collie: listening on ${address} (state in ${state})`);
   console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
   const stop = async () => {
