@@ -5,7 +5,7 @@
  *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
  *   collie agents [--state-dir D]
- *   collie pair [--url ORIGIN] [--state-dir D] [--json]
+ *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
  *   collie devices [--state-dir D]
  *   collie devices revoke <id> [--state-dir D]
  */
@@ -16,29 +16,20 @@ import { attach } from "./cli/attach.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { lockStateDir } from "./cli/state-lock.ts";
+import { helpFor, USAGE } from "./cli/help.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import qrcode from "qrcode-terminal";
 
-const USAGE = `usage:
-  collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
-  collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
-  collie agents [--state-dir D]
-  collie pair [--url ORIGIN] [--state-dir D] [--json]
-  collie devices [--state-dir D]
-  collie devices revoke <id> [--state-dir D]
-
-  serve also takes --allow-host NAME (repeatable via COLLIE_ALLOWED_HOSTS=a,b) for a front door.`;
-
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(["help"]));
-  if (args.flags.has("help")) {
-    console.log(USAGE);
+  const args = parseArgs(argv, new Set(["help", "json"]));
+  const [command = "serve", ...rest] = args.positionals;
+  if (args.flags.has("help") || command === "help") {
+    console.log(helpFor(command === "help" ? rest : args.positionals));
     return 0;
   }
-  const [command = "serve", ...rest] = args.positionals;
   if (command === "serve") return serve(args);
   if (command === "durable" && rest[0] === "attach") return attachCommand(args, rest.slice(1));
   if (command === "agents") return agents(args);
