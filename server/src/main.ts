@@ -17,6 +17,7 @@ import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { lockStateDir } from "./cli/state-lock.ts";
 import { helpFor, USAGE } from "./cli/help.ts";
+import { phoneHint } from "./cli/pair-hint.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
@@ -140,6 +141,8 @@ async function pair(args: Args): Promise<number> {
   console.log(`Open this link on your phone (valid for 10 minutes, once):\n\n  ${link}\n`);
   qrcode.generate(link, { small: true }, (qr: string) => console.log(qr));
   console.log(`Or type the code on the pairing page: ${code}`);
+  const hint = phoneHint(origin);
+  if (hint) console.log(hint);
   return 0;
 }
 
