@@ -37,9 +37,9 @@ async function exited(): Promise<number> {
   return child.pid!;
 }
 
-/** A process that has exited but is never reaped: its parent exec'd into a program that never waits. */
+/** A process that has exited but is never reaped: it ends after its parent exec'd into a program that never waits. */
 async function zombieProcess(): Promise<number> {
-  const holder = spawn("sh", ["-c", "(exit 0) & echo $!; exec sleep 1000"], { stdio: ["ignore", "pipe", "ignore"] });
+  const holder = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 1000"], { stdio: ["ignore", "pipe", "ignore"] });
   children.push(holder);
   const [line] = (await once(createInterface({ input: holder.stdout! }), "line")) as [string];
   const pid = Number(line);
