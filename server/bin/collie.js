@@ -42,7 +42,8 @@ if (tooOld(process.versions.node)) {
 
 // node:sqlite announces itself as experimental on every start (an ExperimentalWarning); that notice
 // is noise to a user of the CLI. Every other warning is printed as Node prints it.
-if (!process.execArgv.some((a) => a === "--no-warnings" || a.startsWith("--disable-warning"))) {
+const quietAlready = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => a === "--no-warnings" || a.startsWith("--disable-warning"));
+if (!quietAlready) {
   process.removeAllListeners("warning");
   process.on("warning", (warning) => {
     if (warning.name !== "ExperimentalWarning") process.stderr.write(`(node:${process.pid}) ${warning.name}: ${warning.message}\n`);
