@@ -9,6 +9,7 @@
  * 4. Playwright journeys in Chromium (`e2e/`) against the real daemon and the example agent.
  */
 import { spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,13 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, NODE_OPTIONS: nodeOptions, ...env } });
   return r.status ?? 1;
 }
+
+// One fuzz seed for the whole run, fresh each time so every run explores new cases; the suites
+// read it from FUZZ_SEED, and the same FUZZ_SEED replays the run (docs/reliability.md).
+const fuzzSeed = process.env.FUZZ_SEED || String(randomInt(2 ** 32));
+process.env.FUZZ_SEED = fuzzSeed;
+const seedLine = `fuzz seed ${fuzzSeed} (replay it: FUZZ_SEED=${fuzzSeed} scripts/node22.sh npm test)`;
+console.log(`# ${seedLine}`);
 
 // 1. Typecheck: a type error fails the run like a failed test.
 for (const project of ["sdk", "shared", "server", "web", "e2e"]) {
@@ -82,5 +90,6 @@ if (specs.length > 0) {
   if (status !== 0 && !stats.unexpected) failed++;
 }
 
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${seedLine}`);
+console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -5,7 +5,7 @@
  *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
  *   collie agents [--state-dir D]
- *   collie pair [--url ORIGIN] [--state-dir D] [--json]
+ *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
  *   collie devices [--state-dir D]
  *   collie devices revoke <id> [--state-dir D]
  */
@@ -16,29 +16,22 @@ import { attach } from "./cli/attach.ts";
 import { stopOnSignals } from "./cli/shutdown.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
+import { lockStateDir } from "./cli/state-lock.ts";
+import { helpFor, USAGE } from "./cli/help.ts";
+import { phoneHint } from "./cli/pair-hint.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import qrcode from "qrcode-terminal";
 
-const USAGE = `usage:
-  collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
-  collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
-  collie agents [--state-dir D]
-  collie pair [--url ORIGIN] [--state-dir D] [--json]
-  collie devices [--state-dir D]
-  collie devices revoke <id> [--state-dir D]
-
-  serve also takes --allow-host NAME (repeatable via COLLIE_ALLOWED_HOSTS=a,b) for a front door.`;
-
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(["help"]));
-  if (args.flags.has("help")) {
-    console.log(USAGE);
+  const args = parseArgs(argv, new Set(["help", "json"]));
+  const [command = "serve", ...rest] = args.positionals;
+  if (args.flags.has("help") || command === "help") {
+    console.log(helpFor(command === "help" ? rest : args.positionals));
     return 0;
   }
-  const [command = "serve", ...rest] = args.positionals;
   if (command === "serve") return serve(args);
   if (command === "durable" && rest[0] === "attach") return attachCommand(args, rest.slice(1));
   if (command === "agents") return agents(args);
@@ -60,6 +53,9 @@ async function serve(args: Args): Promise<number> {
   const sources = sourcesPath(flag(args, "sources"));
   const state = stateDir(flag(args, "state-dir"));
   const host = flag(args, "host") ?? DEFAULT_HOST;
+  // Before anything touches the state directory: a second Collie on it stops here (D-8).
+  const lock = lockStateDir(state);
+  process.once("exit", () => lock.release());
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
   if (existsSync(sources)) {
@@ -76,6 +72,7 @@ async function serve(args: Args): Promise<number> {
   }
   await buildWebIfMissing();
   const address = await daemon.app.listen({ host, port: port(args) });
+  lock.setPort(Number(new URL(address).port));
   console.log(`collie: listening on ${address} (state in ${state})`);
   console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
   // Stopping closes every socket and stops the example agent, within a few seconds (cli/shutdown.ts).
@@ -140,6 +137,8 @@ async function pair(args: Args): Promise<number> {
   console.log(`Open this link on your phone (valid for 10 minutes, once):\n\n  ${link}\n`);
   qrcode.generate(link, { small: true }, (qr: string) => console.log(qr));
   console.log(`Or type the code on the pairing page: ${code}`);
+  const hint = phoneHint(origin);
+  if (hint) console.log(hint);
   return 0;
 }
 

@@ -3,11 +3,12 @@
  * a seeded PRNG, bounded iteration counts from the environment, hostile values and mutations of
  * valid wire messages, and the one-line summary every suite prints.
  *
- * Every suite is deterministic for a seed: `FUZZ_SEED` (default 0xC0111E) picks the cases,
- * `FUZZ_CASES` and `FAULT_RUNS` say how many (bounded defaults for `npm test`, large ones for
- * `npm run test:soak`). A failure message names the seed and the case number, so a case can be
- * replayed with the same seed.
+ * Every suite is deterministic for a seed: each run picks a fresh one and prints it, so every
+ * `npm test` explores new cases; `FUZZ_SEED` replays a run. `FUZZ_CASES` and `FAULT_RUNS` say how
+ * many (bounded defaults for `npm test`, large ones for `npm run test:soak`). A failure names the
+ * case number, and the run's output the seed, so a case can be replayed.
  */
+import { randomInt } from "node:crypto";
 import { appendFileSync } from "node:fs";
 
 /** mulberry32: a small, fast, seeded 32-bit PRNG; returns floats in [0, 1). */
@@ -91,8 +92,21 @@ export function envInt(name: string, def: number): number {
   return n;
 }
 
-/** The seed of every suite (`FUZZ_SEED`). */
-export const SEED = envInt("FUZZ_SEED", 0xc0111e);
+/**
+ * The run's seed: `FUZZ_SEED` when set (to replay a run), else a fresh 32-bit one. A fixed default
+ * would send the same cases every run and never find what they miss.
+ */
+export function pickSeed(env: NodeJS.ProcessEnv = process.env, fresh: () => number = () => randomInt(2 ** 32)): number {
+  const raw = env.FUZZ_SEED;
+  if (raw === undefined || raw === "") return fresh() >>> 0;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`FUZZ_SEED=${raw} is not a 32-bit seed (0 to 4294967295)`);
+  return n;
+}
+
+/** The seed of every suite in this process, printed once so a failing run can be replayed. */
+export const SEED = pickSeed();
+console.log(`fuzz seed ${SEED}${process.env.FUZZ_SEED ? " (from FUZZ_SEED)" : ""}: FUZZ_SEED=${SEED} replays this run`);
 /** Fuzz cases per suite (`FUZZ_CASES`, default 10 000). */
 export const fuzzCases = (def = 10_000): number => envInt("FUZZ_CASES", def);
 /**
