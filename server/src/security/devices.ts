@@ -33,6 +33,17 @@ export const MAX_WRONG_TRIES = 5;
 /** Wrong tries from one source within a code's lifetime after which it is refused outright. */
 export const MAX_WRONG_TRIES_PER_SOURCE = 3;
 
+/**
+ * True for a peer address on this machine (127.0.0.0/8, ::1, and their IPv4-mapped forms). Behind
+ * a front door (Tailscale Serve, a reverse proxy) every client arrives from loopback, so counting
+ * wrong codes per address there would let any stranger lock the owner out: the global limit and
+ * the code's entropy are the defence for those (the security issue, item 8).
+ */
+export function isLoopbackAddress(ip: string): boolean {
+  const v4 = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || ip === "::1";
+}
+
 // Crockford-style alphabet: no 0/O, 1/I/L confusion when typed from a screen.
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 
@@ -71,18 +82,24 @@ export class Devices {
     return { code, expiresAt };
   }
 
-  /** Trades a code for a device token. `source` identifies the caller for rate limiting. */
-  pair(code: string, name: string, source: string): PairResult {
+  /**
+   * Trades a code for a device token. `source` identifies the caller for the per-source limit;
+   * null for a caller that cannot be told apart (a front door's loopback): then only the global
+   * limit counts.
+   */
+  pair(code: string, name: string, source: string | null): PairResult {
     const db = this.#state.db;
     const now = this.#now();
     db.prepare("DELETE FROM pairing_codes WHERE expires_at < ?").run(now - CODE_TTL_MS);
     db.prepare("DELETE FROM pairing_failures WHERE at < ?").run(now - CODE_TTL_MS);
-    const fromSource = (db.prepare("SELECT COUNT(*) AS n FROM pairing_failures WHERE source = ?").get(source) as { n: number }).n;
-    if (fromSource >= MAX_WRONG_TRIES_PER_SOURCE) return { ok: false, reason: "too-many-tries" };
+    if (source !== null) {
+      const fromSource = (db.prepare("SELECT COUNT(*) AS n FROM pairing_failures WHERE source = ?").get(source) as { n: number }).n;
+      if (fromSource >= MAX_WRONG_TRIES_PER_SOURCE) return { ok: false, reason: "too-many-tries" };
+    }
     const h = hash(normalize(code));
     const row = db.prepare("SELECT code_hash, expires_at FROM pairing_codes WHERE code_hash = ?").get(h) as { code_hash: string; expires_at: number } | undefined;
     if (!row) {
-      db.prepare("INSERT INTO pairing_failures (at, source) VALUES (?, ?)").run(now, source);
+      db.prepare("INSERT INTO pairing_failures (at, source) VALUES (?, ?)").run(now, source ?? "front-door");
       const total = (db.prepare("SELECT COUNT(*) AS n FROM pairing_failures").get() as { n: number }).n;
       // Guessing: after a few wrong tries in total, every open code dies (a new `collie pair` is needed).
       if (total >= MAX_WRONG_TRIES) db.prepare("DELETE FROM pairing_codes").run();

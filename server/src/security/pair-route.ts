@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import type { Devices } from "./devices.ts";
+import { isLoopbackAddress, type Devices } from "./devices.ts";
 import { DEVICE_COOKIE } from "./gate.ts";
 import { DEVICE, PUBLIC } from "./access.ts";
 
@@ -16,7 +16,9 @@ const COOKIE_MAX_AGE_S = 10 * 365 * 24 * 3600;
 
 export async function pairRoutes(app: FastifyInstance, devices: Devices): Promise<void> {
   app.post<{ Body: { code: string; name?: string } }>("/api/pair", { ...PUBLIC, schema: { body: PairBody } }, async (req, reply) => {
-    const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), req.ip);
+    // A loopback peer may be any client of a front door: only the global limit counts for it.
+    const source = isLoopbackAddress(req.ip) ? null : req.ip;
+    const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), source);
     if (!result.ok) {
       const status = result.reason === "too-many-tries" ? 429 : 403;
       const message = result.reason === "expired"

@@ -13,7 +13,7 @@ import WebSocket from "ws";
 import Fastify from "fastify";
 import { DEVICE, requireAccess } from "../../src/security/access.ts";
 import { oddForms, rawTarget } from "../helpers/odd-paths.ts";
-import { Devices, MAX_WRONG_TRIES, CODE_TTL_MS } from "../../src/security/devices.ts";
+import { Devices, MAX_WRONG_TRIES, MAX_WRONG_TRIES_PER_SOURCE, CODE_TTL_MS, isLoopbackAddress } from "../../src/security/devices.ts";
 import { openStateDb } from "../../src/store/db.ts";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { authHeaders } from "../helpers/tokens.ts";
@@ -160,6 +160,23 @@ describe("pairing codes (X-1)", () => {
     clock.now += CODE_TTL_MS * 2 + 1;
     const fresh = devices.createCode();
     assert.ok(devices.pair(fresh.code, "p", "honest").ok, "a new code works once the window passed");
+  });
+
+  test("behind a front door (every client on loopback) a stranger's wrong codes do not lock the owner out", async () => {
+    const d = await TestDaemon.start({ sources: none });
+    const { code } = d.daemon.devices.createCode();
+    const pair = (c: string) => fetch(`${d.url}/api/pair`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: c, name: "Pixel" }) });
+    for (let i = 0; i < MAX_WRONG_TRIES_PER_SOURCE; i++) assert.equal((await pair("AAAA-AAAA")).status, 403);
+    assert.equal((await pair(code)).status, 200, "the owner's right code still pairs");
+    // The global limit still holds: enough wrong guesses in all kill every open code.
+    const next = d.daemon.devices.createCode();
+    for (let i = MAX_WRONG_TRIES_PER_SOURCE; i < MAX_WRONG_TRIES; i++) await pair("BBBB-BBBB");
+    assert.equal((await pair(next.code)).status, 403, "every open code died");
+  });
+
+  test("loopback peers are told apart from other addresses", () => {
+    for (const ip of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) assert.equal(isLoopbackAddress(ip), true, ip);
+    for (const ip of ["10.0.0.1", "::ffff:10.0.0.1", "100.64.1.2", "fe80::1", "1127.0.0.1"]) assert.equal(isLoopbackAddress(ip), false, ip);
   });
 
   test("the pairing route sets an HttpOnly, SameSite=Strict cookie and never returns the token", async () => {
