@@ -22,6 +22,9 @@ import { AuditLog } from "./security/audit.ts";
 import { startAdminSocket } from "./security/admin.ts";
 import type { Server } from "node:http";
 
+/** Who an audit line names for a write Collie made itself: the delivery of a held answer. */
+export const HELD_BY_COLLIE = "collie (held answer)";
+
 /** How long open connections get to end by themselves when the daemon closes. */
 const CLOSE_GRACE_MS = 500;
 
@@ -139,11 +142,17 @@ export class Daemon {
       log,
       { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) },
     );
+    const audit = new AuditLog(opts.stateDir);
     forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
+      // The phone's write was audited `202 held`; its delivery is audited with the same request id.
+      const code = outcome.body.error;
+      audit.write({
+        action: "answer", agent, requestId, device: HELD_BY_COLLIE, status: outcome.status,
+        outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
+      });
     });
     const devices = new Devices(state);
-    const audit = new AuditLog(opts.stateDir);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
@@ -152,8 +161,14 @@ export class Daemon {
     if (opts.stateDir !== ":memory:") {
       daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries() });
     }
-    held.expire(Date.now());
-    daemon.#expireTimer = setInterval(() => held.expire(Date.now()), 60 * 60 * 1000);
+    // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
+    const expire = () => {
+      for (const dropped of held.expire(Date.now())) {
+        audit.write({ action: "answer", agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+      }
+    };
+    expire();
+    daemon.#expireTimer = setInterval(expire, 60 * 60 * 1000);
     daemon.#expireTimer.unref();
     await daemon.#startSources();
     return daemon;

@@ -58,10 +58,11 @@ export class HeldAnswers {
     }));
   }
 
-  /** Drops answers held longer than HOLD_MS; returns how many. */
-  expire(now: number): number {
+  /** Drops answers held longer than HOLD_MS; returns the ones dropped (the audit log names them). */
+  expire(now: number): { requestId: string; agent: string; paneId: string }[] {
     this.#agents = null;
-    return Number(this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ?").run(now - HOLD_MS).changes);
+    const rows = this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ? RETURNING request_id, agent, pane_id").all(now - HOLD_MS) as { request_id: string; agent: string; pane_id: string }[];
+    return rows.map((r) => ({ requestId: r.request_id, agent: r.agent, paneId: r.pane_id }));
   }
 
   get count(): number {

@@ -12,6 +12,16 @@ import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-age
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { HELD_BY_COLLIE } from "../../src/daemon.ts";
+import { openStateDb } from "../../src/store/db.ts";
+import { HeldAnswers, HOLD_MS } from "../../src/store/held-answers.ts";
+
+/** The audit log's lines (security/audit.ts). */
+const auditLines = (stateDir: string): Record<string, unknown>[] => {
+  const path = join(stateDir, "audit.log");
+  return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+};
 
 afterEach(async () => {
   await closeAllLive();
@@ -78,6 +88,27 @@ describe("held answers (D-5, L-1)", () => {
     assert.equal(answeredLines(second.agent).length, 1);
     assert.equal(answeredLines(first.agent).length, 0);
     assert.equal(live.of("held-outcome").length, 1);
+
+    // The audit log follows the held answer to its end with the same request id.
+    const lines = auditLines(join(dir, "state")).filter((l) => l.requestId === id);
+    assert.deepEqual(lines.map((l) => [l.status, l.outcome, l.device === HELD_BY_COLLIE]), [
+      [202, "held", false], [202, "held", false], [200, "delivered", true], [200, "replayed", false],
+    ]);
+  });
+
+  test("an answer held past seven days is dropped, and the audit log says so with its request id", async () => {
+    const dir = tempDir();
+    const stateDir = join(dir, "state");
+    const state = openStateDb(stateDir);
+    new HeldAnswers(state).hold({
+      requestId: "r-old", agent: "desk", paneId: "p1", askId: "0123456789abcdef0123456789abcdef", revision: "0123456789abcdef",
+      answer: { kind: "permission", optionId: "allow" }, heldAt: Date.now() - HOLD_MS - 1000,
+    });
+    state.close();
+    const d = await TestDaemon.start({ sources: fixed(join(dir, "nobody.sock")), stateDir });
+    assert.equal(d.daemon.held.count, 0);
+    const [line] = auditLines(stateDir).filter((l) => l.requestId === "r-old");
+    assert.deepEqual({ ...line, time: undefined }, { time: undefined, action: "answer", agent: "desk", pane: "p1", requestId: "r-old", device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
   });
 
   test("an agent that is back but has not raised the ask yet (ask-not-open): held, then delivered when the ask opens", async () => {
