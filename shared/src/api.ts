@@ -33,6 +33,11 @@ export interface AgentSummary {
   wire: { agent: number | null; collie: number };
   /** Open conversations and those waiting on you (P-2). */
   counts: { open: number; waiting: number };
+  /**
+   * Open conversations the agent has beyond Collie's limit per agent, which Collie does not show
+   * (docs/phone-api.md, `MAX_PANES_PER_AGENT`); absent when none.
+   */
+  notShown?: number;
   /** Why the agent is unreachable, in words without secrets. */
   problem?: string;
 }
@@ -53,6 +58,16 @@ export interface Snapshot {
   collie: { version: string; wire: number };
   agents: AgentSummary[];
   conversations: Conversation[];
+}
+
+/**
+ * `GET /api/agents/:agent/conversations?after=&limit=`: one page of an agent's open conversations
+ * in the home's order (waiting first, then newest). The snapshot carries each agent's first page;
+ * `counts.open` says how many there are. `next` continues; none ends the list.
+ */
+export interface ConversationsPage {
+  conversations: Conversation[];
+  next?: string;
 }
 
 /** `GET /api/agents/:agent/panes/:pane`: the chat's content. */

@@ -70,4 +70,7 @@ export const STRINGS = Object.freeze({
   // Push (U-1, U-2)
   permissionNeededIn: (pane: string) => `Permission needed in ${pane}`,
   manyAsks: (host: string) => `A durable agent on ${host} is raising many asks`,
+  // Collie's own words, where the specification gives none (docs/decisions.md)
+  notShown: (shown: number, more: number) =>
+    `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
 } as const);

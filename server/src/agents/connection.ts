@@ -97,6 +97,7 @@ export class AgentConnection {
       counts: ready ? this.mirror.counts : { open: 0, waiting: 0 },
     };
     if (this.#problem && this.#state !== "ready") s.problem = this.#problem;
+    if (ready && this.mirror.notShown > 0) s.notShown = this.mirror.notShown;
     return s;
   }
 

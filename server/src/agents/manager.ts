@@ -3,7 +3,7 @@
  * connections and opens, closes or replaces connections to match. It is the one place the rest of
  * Collie asks for an agent.
  */
-import type { AgentSummary, Conversation } from "@colliepwa/shared";
+import { compareConversations, type AgentSummary, type Conversation } from "@colliepwa/shared";
 import type { AgentSource } from "../sources/sources.ts";
 import { AgentConnection, type ConnectionOptions } from "./connection.ts";
 import type { MirrorChange } from "./mirror.ts";
@@ -73,6 +73,18 @@ export class AgentManager {
 
   conversations(): Conversation[] {
     return [...this.#live.values()].flatMap((l) => (l.connection.state === "ready" ? l.connection.mirror.conversations() : []));
+  }
+
+  /**
+   * One page of an agent's open conversations in the home's order (shared `compareConversations`),
+   * from `offset`; `next` is the offset of the page after it. Null for an unknown agent.
+   */
+  conversationsPage(agent: string, offset: number, limit: number): { conversations: Conversation[]; next?: number } | null {
+    const conn = this.get(agent);
+    if (!conn) return null;
+    const all = conn.state === "ready" ? conn.mirror.conversations().sort(compareConversations) : [];
+    const page = all.slice(offset, offset + limit);
+    return offset + limit < all.length ? { conversations: page, next: offset + limit } : { conversations: page };
   }
 
   async stopAll(): Promise<void> {

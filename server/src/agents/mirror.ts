@@ -21,6 +21,14 @@ export type MirrorChange =
   | { type: "view"; paneId: string; detail: PaneDetail }
   | { type: "counts" };
 
+/**
+ * At most this many open conversations of one agent are kept and shown (the security issue, item
+ * 4): an agent that opens 100 000 panes must not take Collie's memory and every phone's download
+ * with it. Past the limit Collie keeps the ones waiting on you, then the newest, and the agent's
+ * row says how many it does not show (`notShown`).
+ */
+export const MAX_PANES_PER_AGENT = 1000;
+
 interface PaneMirror {
   summary: PaneSummary;
   items: Map<string, Item>;
@@ -34,6 +42,8 @@ export class AgentMirror {
   readonly #panes = new Map<string, PaneMirror>();
   readonly #onChange: (change: MirrorChange) => void;
   readonly #present: (c: Conversation) => Conversation;
+  /** How many panes of the agent's layout are beyond MAX_PANES_PER_AGENT. */
+  #notShown = 0;
 
   /**
    * `present` shapes every Conversation this mirror hands out (the snapshot, the pane read and
@@ -54,6 +64,11 @@ export class AgentMirror {
     let waiting = 0;
     for (const p of this.#panes.values()) if (p.asks.size > 0 || p.summary.state === "waiting") waiting++;
     return { open: this.#panes.size, waiting };
+  }
+
+  /** Open conversations the agent has beyond the limit (MAX_PANES_PER_AGENT). */
+  get notShown(): number {
+    return this.#notShown;
   }
 
   conversations(): Conversation[] {
@@ -82,6 +97,7 @@ export class AgentMirror {
       this.#onChange({ type: "conversation-removed", id, closedAsks: [] });
     }
     this.#layout = { ready: false, workspaces: [], tabs: [], panes: [] };
+    this.#notShown = 0;
     this.#onChange({ type: "counts" });
   }
 
@@ -133,7 +149,9 @@ export class AgentMirror {
     this.#onChange({ type: "conversation-removed", id, closedAsks: final && pane ? [...pane.asks.keys()] : [] });
   }
 
-  #applyLayout(layout: Layout): void {
+  #applyLayout(full: Layout): void {
+    const layout = full.panes.length > MAX_PANES_PER_AGENT ? { ...full, panes: this.#kept(full.panes) } : full;
+    this.#notShown = full.panes.length - layout.panes.length;
     this.#layout = layout;
     const wanted = new Map(layout.panes.map((p) => [p.id, p]));
     for (const id of [...this.#panes.keys()]) {
@@ -147,7 +165,17 @@ export class AgentMirror {
     }
   }
 
+  /** The panes kept of a layout over the limit: waiting on you first, then the newest; in layout order. */
+  #kept(panes: readonly PaneSummary[]): PaneSummary[] {
+    const waiting = (p: PaneSummary) => p.openAsks > 0 || p.state === "waiting" || (this.#panes.get(p.id)?.asks.size ?? 0) > 0;
+    const ranked = [...panes].sort((a, b) => Number(waiting(b)) - Number(waiting(a)) || Date.parse(b.activeAt) - Date.parse(a.activeAt) || (a.id < b.id ? -1 : 1));
+    const keep = new Set(ranked.slice(0, MAX_PANES_PER_AGENT).map((p) => p.id));
+    return panes.filter((p) => keep.has(p.id));
+  }
+
   #applyView(view: PaneView): void {
+    // A view of a pane the layout left out (over the limit) stays out.
+    if (!this.#panes.has(view.pane.id) && this.#notShown > 0 && !this.#layout.panes.some((p) => p.id === view.pane.id)) return;
     const pane: PaneMirror = {
       summary: view.pane,
       items: new Map(view.items.map((i) => [i.id, i])),

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import {
   AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
-  type Snapshot,
+  type ConversationsPage, type Snapshot,
 } from "@colliepwa/shared";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
@@ -30,12 +30,22 @@ export interface ApiDeps {
 
 const READ_TIMEOUT_MS = 10_000;
 
+/**
+ * How many of an agent's open conversations the snapshot carries (its first page, in the home's
+ * order); the rest are read page by page (`/conversations`). A phone never downloads every pane of
+ * every agent (the security issue, item 4).
+ */
+export const SNAPSHOT_CONVERSATIONS_PER_AGENT = 100;
+/** The largest page of `/conversations`. */
+export const CONVERSATIONS_PAGE_MAX = 500;
+
 export function snapshot(deps: ApiDeps): Snapshot {
+  const agents = deps.agents.summaries();
   return {
     seq: deps.live.seq,
     collie: { version: COLLIE_VERSION, wire: COLLIE_WIRE_VERSION },
-    agents: deps.agents.summaries(),
-    conversations: deps.agents.conversations(),
+    agents,
+    conversations: agents.flatMap((a) => deps.agents.conversationsPage(a.name, 0, SNAPSHOT_CONVERSATIONS_PER_AGENT)?.conversations ?? []),
   };
 }
 
@@ -46,6 +56,18 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   app.get("/api/health", PUBLIC, async () => ({ ok: true }));
   app.get("/api/snapshot", DEVICE, async () => snapshot(deps));
   app.get("/api/agents", DEVICE, async () => ({ agents: deps.agents.summaries() }));
+
+  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/conversations", DEVICE, async (req, reply) => {
+    const offset = req.query.after === undefined ? 0 : Number(req.query.after);
+    const limit = req.query.limit === undefined ? SNAPSHOT_CONVERSATIONS_PER_AGENT : Number(req.query.limit);
+    if (!Number.isSafeInteger(offset) || offset < 0) return reply.code(400).send({ error: "bad-request", message: "after must be a cursor from the previous page." });
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > CONVERSATIONS_PAGE_MAX) return reply.code(400).send({ error: "bad-request", message: `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.` });
+    const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
+    if (!page) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    const body: ConversationsPage = { conversations: page.conversations };
+    if (page.next !== undefined) body.next = String(page.next);
+    return body;
+  });
 
   app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", DEVICE, async (req, reply) => {
     const conn = deps.agents.get(req.params.agent);

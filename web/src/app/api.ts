@@ -3,7 +3,7 @@
  * failure is a NetworkError, so callers can tell "no reply" (retry with the same request id) from
  * a reply.
  */
-import type { PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
+import type { ConversationsPage, PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
 import type { HistoryItemsPage, HistoryPage, StartersPage } from "@colliepwa/durable-sdk/wire";
 
 export class NetworkError extends Error {
@@ -60,6 +60,10 @@ export class Api {
   }
   snapshot(): Promise<Reply<Snapshot>> {
     return this.#call("GET", "/api/snapshot");
+  }
+  /** A further page of an agent's open conversations (the snapshot holds the first). */
+  conversations(agent: string, q: { after?: string; limit?: number } = {}): Promise<Reply<ConversationsPage>> {
+    return this.#call("GET", `/api/agents/${enc(agent)}/conversations${query(q)}`);
   }
   pane(agent: string, pane: string): Promise<Reply<PaneDetail>> {
     return this.#call("GET", `/api/agents/${enc(agent)}/panes/${enc(pane)}`);

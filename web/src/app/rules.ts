@@ -1,7 +1,7 @@
 /**
  * The phone's display rules as pure functions (P-2…P-5, P-21), tested without a browser.
  */
-import { STRINGS } from "@colliepwa/shared";
+import { compareConversations, isWaiting, STRINGS } from "@colliepwa/shared";
 import type { AgentSummary, Conversation } from "@colliepwa/shared";
 
 /** Line 2 of an agent's row (P-2, C-1): runtime, self-given name or `durable`, reach, machine. */
@@ -35,16 +35,12 @@ export function visibleAgents(agents: Iterable<AgentSummary>, onlyNeedsYou: bool
   return onlyNeedsYou ? list.filter((a) => a.state === "ready" && a.counts.waiting > 0) : list;
 }
 
-/** Whether a conversation waits on you. */
-export const isWaiting = (c: Conversation): boolean => c.openAsks > 0 || c.state === "waiting";
+/** Whether a conversation waits on you (the shared rule). */
+export { isWaiting };
 
-/** The agent's home (P-5): waiting first, then the other open ones newest first. */
+/** The agent's home (P-5): waiting first, then the other open ones newest first (the shared rule Collie pages by). */
 export function sortConversations(list: Iterable<Conversation>): Conversation[] {
-  return [...list].sort((a, b) => {
-    const w = Number(isWaiting(b)) - Number(isWaiting(a));
-    if (w !== 0) return w;
-    return Date.parse(b.activeAt) - Date.parse(a.activeAt);
-  });
+  return [...list].sort(compareConversations);
 }
 
 /** A row's title (P-5). */

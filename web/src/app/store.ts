@@ -53,6 +53,14 @@ export class PhoneStore {
     if (status !== this.#state.status) this.#set({ status });
   }
 
+  /** Adds a page of an agent's open conversations (GET /api/agents/:agent/conversations). */
+  addConversations(list: readonly Conversation[]): void {
+    if (list.length === 0) return;
+    const conversations = new Map(this.#state.conversations);
+    for (const c of list) conversations.set(paneKey(c.agent, c.id), c);
+    this.#set({ conversations });
+  }
+
   /** Puts a chat's content in place (a read of GET /api/agents/:agent/panes/:pane). */
   setDetail(agent: string, detail: PaneDetail): void {
     const details = new Map(this.#state.details);

@@ -25,6 +25,14 @@ describe("PhoneStore", () => {
     expect(store.getState().conversations.size).toBe(0);
   });
 
+  it("adds a further page of an agent's open conversations beside the snapshot's first page", () => {
+    const store = new PhoneStore();
+    store.apply({ type: "snapshot", seq: 3, snapshot });
+    store.addConversations([{ ...conv, id: "p2" }, { ...conv, id: "p1", title: "Maria Lopez" }]);
+    expect([...store.getState().conversations.keys()]).toEqual([paneKey("desk", "p1"), paneKey("desk", "p2")]);
+    expect(store.getState().conversations.get(paneKey("desk", "p1"))?.title).toBe("Maria Lopez");
+  });
+
   it("replaces an item with a known id in place and appends a new one (S-14)", () => {
     const store = new PhoneStore();
     store.setDetail("desk", { conversation: conv, items: [{ id: "a", kind: "reply", text: "Hel", partial: true }], itemsCut: false, asks: [] });

@@ -30,6 +30,7 @@ export function AgentHome({ agent }: { agent: string }) {
   const wire = { agent: summary?.wire.agent ?? null, collie: summary?.wire.collie ?? state.collie?.wire ?? 1 };
   const history = useHistory(phone.api, agent, hasHistory, trigger, wire);
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
+  const moreOpen = useMoreOpen(agent, open.length, summary?.counts.open ?? 0);
   const now = phone.now();
 
   if (state.loaded && !summary) {
@@ -65,6 +66,16 @@ export function AgentHome({ agent }: { agent: string }) {
           {open.map((c) => <OpenRow key={c.id} c={c} now={now} />)}
         </ul>
       )}
+      {moreOpen.more && (
+        <div className="home-end" aria-busy={moreOpen.loading}>
+          <button type="button" className="home-more home-more-open" onClick={moreOpen.load} disabled={moreOpen.loading}>
+            {STRINGS.loadMore}
+          </button>
+        </div>
+      )}
+      {summary?.notShown !== undefined && summary.notShown > 0 && (
+        <p className="muted home-note" role="status">{STRINGS.notShown(summary.counts.open, summary.notShown)}</p>
+      )}
       {hasHistory && closed.length > 0 && (
         <section className="home-closed" aria-labelledby="home-closed-heading">
           <h2 id="home-closed-heading">{STRINGS.closed}</h2>
@@ -86,6 +97,26 @@ export function AgentHome({ agent }: { agent: string }) {
       )}
     </main>
   );
+}
+
+/**
+ * The agent's open conversations past the snapshot's first page (the snapshot carries only that
+ * page): `Load more` reads the next one, in the same order, into the store.
+ */
+function useMoreOpen(agent: string, loaded: number, total: number): { more: boolean; loading: boolean; load: () => void } {
+  const phone = usePhone();
+  const [loading, setLoading] = useState(false);
+  const load = () => {
+    setLoading(true);
+    phone.api.conversations(agent, { after: String(loaded) }).then(
+      (r) => {
+        if (r.status === 200) phone.store.addConversations(r.body.conversations);
+        setLoading(false);
+      },
+      () => setLoading(false),
+    );
+  };
+  return { more: loaded < total, loading, load };
 }
 
 function Mark({ c }: { c: Conversation }) {
