@@ -50,7 +50,11 @@ export interface CommonOptions {
 
 /** Options of `createCore` (S-6). */
 export interface CoreOptions extends CommonOptions {
-  /** The bearer token every request must carry; compared in constant time. */
+  /**
+   * The bearer token every request must carry (at least 16 characters); compared in constant
+   * time. Required by `createCore` (S-6): its handler is served without the socket's owner-only
+   * gate, so the token is all that stands between the agent and the network.
+   */
   token?: string;
   /** Where receipts live; default a MemoryReceiptStore (S-28). */
   receipts?: ReceiptStore;
@@ -607,7 +611,19 @@ function runtimeName(): string {
   return bun ? `bun ${bun}` : `node ${process.versions.node}`;
 }
 
-/** Creates the core without a transport (S-6). Mount `core.handler` in your own server. */
-export function createCore(options: CoreOptions = {}): DurableCore {
+/**
+ * Creates the core without a transport (S-6). Mount `core.handler` in your own server; every
+ * request must carry `Authorization: Bearer <token>`, so a core without a token (or with one
+ * shorter than 16 characters) is a `TypeError` here rather than a handler that serves anyone.
+ */
+export function createCore(options: CoreOptions): DurableCore {
+  const token = (options as CoreOptions | undefined)?.token;
+  if (typeof token !== "string" || token.length < 16) {
+    throw new TypeError(
+      token === undefined
+        ? "createCore needs a token: every request must carry Authorization: Bearer <token> (S-6). Pass createCore({token}) with at least 16 characters, e.g. from an environment variable."
+        : "createCore's token must be a string of at least 16 characters",
+    );
+  }
   return new DurableCore(options);
 }

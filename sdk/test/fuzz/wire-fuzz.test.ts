@@ -421,7 +421,7 @@ describe("the durable wire under hostile input from Collie's side (L-2, W-5)", (
     core.history(HISTORY);
     a2 = buildAgent(core, warnings);
     core.ready();
-    rig = await serveCore(core);
+    rig = await serveCore(core, TOKEN);
     closers.push(() => rig.close());
     targets.push({ name: "createCore+token", where: { socket: rig.socketPath }, agent: a2, token: TOKEN, kept: [], dropped: [], store });
 

@@ -9,6 +9,7 @@ import { after, afterEach, describe, test } from "node:test";
 import { SqliteReceiptStore } from "../../src/index.ts";
 import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import { FakePhone } from "../../src/testing/index.ts";
+import { CORE_TOKEN } from "../helpers/agent.ts";
 import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
@@ -97,9 +98,9 @@ describe("receipts across an agent restart (S-28, L-1)", () => {
 
   async function start(dir: string, perGroup?: number): Promise<{ agent: ChildAgent; phone: FakePhone; pid: number }> {
     const socket = join(dir, "agent.sock");
-    const agent = startAgent("receipts-agent.ts", [socket, join(dir, "receipts.db"), join(dir, "sends.log"), ...(perGroup ? [String(perGroup)] : [])]);
+    const agent = startAgent("receipts-agent.ts", [socket, join(dir, "receipts.db"), join(dir, "sends.log"), ...(perGroup ? [String(perGroup)] : [])], { AGENT_TOKEN: CORE_TOKEN });
     const ready = await agent.waitForKey("ready");
-    const phone = new FakePhone(socket);
+    const phone = new FakePhone({ socket, token: CORE_TOKEN });
     phones.push(phone);
     return { agent, phone, pid: ready.pid as number };
   }

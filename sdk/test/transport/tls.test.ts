@@ -264,6 +264,11 @@ describe("allow-always over https (S-27)", { skip: SKIP }, () => {
 });
 
 describe("createCore token option (S-6)", () => {
+  test("a core without a token is a TypeError at the call, never a handler that serves hello to anyone", () => {
+    assert.throws(() => createCore({}), (err: unknown) => err instanceof TypeError && /needs a token/.test(err.message) && /Authorization: Bearer/.test(err.message));
+    assert.throws(() => (createCore as (o?: unknown) => unknown)(), TypeError);
+    assert.throws(() => createCore({ token: undefined, hostName: "billing" }), TypeError);
+  });
   test("a token shorter than 16 characters is a TypeError; 16 is enough", () => {
     for (const token of ["", "short", "x".repeat(15)]) {
       assert.throws(() => createCore({ token }), TypeError, JSON.stringify(token));
