@@ -423,7 +423,7 @@ export class DurableCore implements PaneHost {
         const handler = pane.handlers.onSteer ?? this.#hooks.onSteer;
         if (!handler) return error("not-supported", "This conversation cannot be steered.");
         const turnId = body.turnId as string | null;
-        if (pane.state === "idle" || turnId !== pane.turnId) return movedOn();
+        if (pane.currentState() === "idle" || turnId !== pane.turnId) return movedOn();
         const text = body.text as string;
         const result = await pane.withEcho(text, requestId, () => handler({ pane, text, turnId, requestId }));
         return ok(turnOf(result, pane));
@@ -434,7 +434,7 @@ export class DurableCore implements PaneHost {
         if (!handler) return error("not-supported", "This conversation cannot be stopped.");
         const turnId = body.turnId as string | null;
         // Nothing runs in an idle pane: the turn the phone saw is over (S-20, P-23).
-        if ((turnId !== null && turnId !== pane.turnId) || pane.state === "idle") return movedOn();
+        if ((turnId !== null && turnId !== pane.turnId) || pane.currentState() === "idle") return movedOn();
         await pane.phoneEnding(() => handler({ pane, turnId, requestId }));
         pane.stopTurn();
         return ok();

@@ -377,6 +377,6 @@ describe("a shutdown is not an answer (S-8)", () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     assert.equal(settled, false);
     assert.equal(pane.openAsks, 1);
-    assert.equal(pane.state, "waiting");
+    assert.equal(pane.summary().state, "waiting");
   });
 });

@@ -42,7 +42,7 @@ describe("caps (S-33)", () => {
       });
       rig.collie.history(emptyHistory);
       pane = rig.collie.workspace("w").tab("t").pane("p");
-      pane.setActions([{ id: "go", label: "Go" }]);
+      pane.state({ actions: [{ id: "go", label: "Go" }] });
     });
     after(() => rig.close());
 
@@ -155,7 +155,7 @@ describe("pane handlers and hooks (S-19, S-29)", () => {
   it("answers 409 not-supported to a send, steer, stop or click when neither a handler nor a hook takes it", async () => {
     const core = createCore({ token: CORE_TOKEN });
     const pane = core.workspace("w").tab("t").pane("bare");
-    pane.setActions([{ id: "go", label: "Go" }]);
+    pane.state({ actions: [{ id: "go", label: "Go" }] });
     pane.beginTurn("t1");
     const served = await serveCore(core);
     try {
@@ -190,11 +190,11 @@ describe("actions and the turn they name (S-18, S-20)", () => {
     rig = await openRig();
     pane = rig.collie.workspace("w").tab("t").pane("act");
     pane.onAction((e) => void taps.push(e));
-    pane.setActions([
+    pane.state({ actions: [
       { id: "go", label: "Go", icon: "play" },
       { id: "wait", label: "Wait", busy: true },
       { id: "off", label: "Off", disabled: true },
-    ]);
+    ] });
   });
   after(() => rig.close());
 

@@ -57,8 +57,8 @@ function buildAgent(core: DurableCore, warnings: string[]): Agent {
   };
   const tab = core.workspace("ws", { title: "Work" }).tab("tb", { title: "Tab" });
   const p1 = tab.pane("p1", { title: "Fuzzed pane", harness: "fuzz", cwd: "/srv" });
-  p1.setActions([{ id: "go", label: "Go", icon: "play" }, { id: "busy", label: "Busy", busy: true }, { id: "off", label: "Off", disabled: true }]);
-  p1.setProgress({ kind: "steps", current: 1, total: 3, label: "Step" });
+  p1.state({ actions: [{ id: "go", label: "Go", icon: "play" }, { id: "busy", label: "Busy", busy: true }, { id: "off", label: "Off", disabled: true }] });
+  p1.state({ progress: { kind: "steps", current: 1, total: 3, label: "Step" } });
   p1.on({
     onSend: ({ requestId }) => gate("send", requestId),
     onSteer: ({ requestId }) => gate("steer", requestId),
