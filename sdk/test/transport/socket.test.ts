@@ -8,7 +8,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, wr
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
-import { type Collie, openCollie, SOCKET_ENV } from "../../src/index.ts";
+import { type Collie, MemoryReceiptStore, openCollie, type OpenCollieOptions, SOCKET_ENV } from "../../src/index.ts";
 import { FakePhone } from "../../src/testing/index.ts";
 import { NODE_FLAGS } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
@@ -125,6 +125,31 @@ describe("openCollie socket path (S-5)", () => {
     const collie = await open({ socket: optionPath });
     assert.equal(collie.socketPath, optionPath);
     assert.equal(existsSync(envPath), false);
+  });
+});
+
+describe("openCollie keeps receipts in memory (S-28, S-6)", () => {
+  test("a receipts option is a TypeError that points to createCore, and no socket is made", async () => {
+    const path = join(tempDir(), "receipts.sock");
+    const store = new MemoryReceiptStore();
+    await assert.rejects(
+      openCollie({ socket: path, receipts: store } as OpenCollieOptions),
+      (err: unknown) => err instanceof TypeError && /receipts/.test(err.message) && /createCore\(\{receipts\}\)/.test(err.message),
+    );
+    assert.equal(existsSync(path), false);
+  });
+  test("so are createCore's other own options, allowAlways and token", async () => {
+    for (const extra of [{ allowAlways: false }, { token: "t".repeat(16) }]) {
+      await assert.rejects(openCollie({ socket: join(tempDir(), "x.sock"), ...extra } as OpenCollieOptions), (err: unknown) => err instanceof TypeError && /createCore/.test(err.message), JSON.stringify(extra));
+    }
+  });
+  test("without them it opens, with replays answered from memory", async () => {
+    const collie = await open({ socket: join(tempDir(), "plain.sock"), descendantCheck: false, receipts: undefined } as OpenCollieOptions);
+    collie.workspace("w").tab("t").pane("p").onSend(() => ({ turnId: "t1" }));
+    collie.ready();
+    const p = phone(collie.socketPath);
+    assert.equal((await p.send("p", "hi", { requestId: "r-1" })).status, 200);
+    assert.equal((await p.send("p", "hi", { requestId: "r-1" })).body.replayed, true);
   });
 });
 
