@@ -6,7 +6,7 @@
 import { LIMITS, PARTIAL_INTERVAL_MS } from "../wire/constants.ts";
 import { assertId, cleanText } from "../wire/rules.ts";
 import type {
-  Action, Answer, Ask, DecidedBy, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
+  Action, Answer, Ask, DecidedBy, KnownAsk, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
   WorkspaceSummary,
 } from "../wire/types.ts";
 import { buildAsk, checkAnswer, type AskAnswer, type AskInput } from "./asks.ts";
@@ -173,7 +173,7 @@ export interface PaneHandlers {
 }
 
 interface OpenAsk {
-  ask: Ask;
+  ask: KnownAsk;
   resolve: (answer: AskAnswer) => void;
   reject: (err: AskClosed) => void;
   timer: unknown;
@@ -394,7 +394,7 @@ export class Pane {
   }
 
   /** The open asks. */
-  get asks(): Ask[] {
+  get asks(): KnownAsk[] {
     return [...this.#asks.values()].map((o) => o.ask);
   }
 

@@ -7,6 +7,7 @@ import { askIdFor } from "../../src/core/ids.ts";
 import { AskClosed, type Pane } from "../../src/core/layout.ts";
 import type { AskInput } from "../../src/core/asks.ts";
 import type { Ask, Item, PaneEvent } from "../../src/wire/types.ts";
+import { isKnownAsk } from "../../src/wire/index.ts";
 import { CORE_TOKEN, openRig, type Rig } from "../helpers/agent.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 
@@ -41,7 +42,7 @@ describe("the four ask kinds round-trip (S-21, S-22)", () => {
     assert.equal(ask.itemId, "item-1");
     assert.deepEqual(ask.tool, { name: "refund", call: "refund(order: \"5521\")" });
     assert.deepEqual(ask.push, { line: "refund needs a yes" });
-    assert.deepEqual(ask.kind === "permission" && ask.options, [
+    assert.deepEqual(isKnownAsk(ask) && ask.kind === "permission" && ask.options, [
       { id: "allow", kind: "allow", label: "Allow" },
       { id: "allow-always", kind: "allow-always", label: "Always allow refunds" },
       { id: "deny", kind: "deny", label: "Deny" },
@@ -57,14 +58,14 @@ describe("the four ask kinds round-trip (S-21, S-22)", () => {
       kind: "choice", toolCallId: "choice", itemId: "item-2", title: "Which?", multiple: true,
       options: [{ id: "a", label: "A" }, { id: "b", label: "B", description: "the second" }, { id: "c", label: "C" }],
     });
-    assert.equal(ask.kind === "choice" && ask.multiple, true);
+    assert.equal(isKnownAsk(ask) && ask.kind === "choice" && ask.multiple, true);
     assert.equal((await rig.phone.answer(ask, { kind: "choice", optionIds: ["a", "c"] })).status, 200);
     assert.deepEqual(await result, { kind: "choice", optionIds: ["a", "c"] });
   });
 
   it("text: carries the default limit 500 on the wire and resolves with the text", async () => {
     const { ask, result } = await openAsk({ kind: "text", toolCallId: "text", itemId: "item-3", title: "Tell the customer?", placeholder: "A short reply" });
-    assert.equal(ask.kind === "text" && ask.limit, 500);
+    assert.equal(isKnownAsk(ask) && ask.kind === "text" && ask.limit, 500);
     assert.equal((await rig.phone.answer(ask, { kind: "text", text: "Arrives Thursday. 📦" })).status, 200);
     assert.deepEqual(await result, { kind: "text", text: "Arrives Thursday. 📦" });
   });

@@ -23,7 +23,7 @@ import { MemoryReceiptStore } from "../../src/core/receipts.ts";
 import { openCollie, type Collie } from "../../src/transport/unix-socket.ts";
 import { connectPhone, type FakePhone } from "../../src/testing/index.ts";
 import { WIRE_ERRORS } from "../../src/wire/errors.ts";
-import { answerBodyChecker, MESSAGE_CHECKERS, parseEventsPage } from "../../src/wire/messages.ts";
+import { answerBodyChecker, isKnownAsk, MESSAGE_CHECKERS, parseEventsPage } from "../../src/wire/messages.ts";
 import { checkAnswer } from "../../src/core/asks.ts";
 import { parseWith } from "../../src/wire/check.ts";
 import type { Ask } from "../../src/wire/types.ts";
@@ -313,7 +313,7 @@ function wouldBeAccepted(t: Target, c: Case): boolean {
   }
   const body = parseWith(answerBodyChecker, parsed);
   if (!body.ok) return false;
-  return Object.values(t.agent.asks).some((ask) => ask.id === m[1] && ask.revision === body.value.revision && checkAnswer(ask, body.value.answer).ok);
+  return Object.values(t.agent.asks).some((ask) => ask.id === m[1] && ask.revision === body.value.revision && isKnownAsk(ask) && checkAnswer(ask, body.value.answer).ok);
 }
 
 const READ_CHECKERS: Record<string, (v: unknown) => boolean> = {
