@@ -16,7 +16,7 @@ import { attach } from "./cli/attach.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
 import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
-import { SourcesError } from "./sources/sources.ts";
+import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import qrcode from "qrcode-terminal";
@@ -29,6 +29,8 @@ const USAGE = `usage:
   collie devices [--state-dir D]
   collie devices revoke <id> [--state-dir D]
 
+  attach without --socket or --url takes the socket from COLLIE_DURABLE_SOCKET; serve shows the
+  agent on COLLIE_DURABLE_SOCKET too when sources.json does not name that socket.
   serve also takes --allow-host NAME (repeatable via COLLIE_ALLOWED_HOSTS=a,b) for a front door.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -61,14 +63,21 @@ async function serve(args: Args): Promise<number> {
   const host = flag(args, "host") ?? DEFAULT_HOST;
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
+  const envSocket = envSocketPath(process.env);
   if (existsSync(sources)) {
-    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args) });
+    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args), envSocket });
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);
   } else {
     example = await startExampleAgent(state);
-    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args) });
+    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args), envSocket });
     console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
     console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
+  }
+  // S-5: the variable an agent's openCollie reads is one Collie reads too.
+  if (daemon.envAgent !== null) {
+    console.log(`collie: ${SOCKET_ENV} is set, so Collie also shows the agent on ${envSocket} as "${daemon.envAgent}" (no sources.json entry names that socket).`);
+  } else if (envSocket !== null) {
+    console.log(`collie: ${SOCKET_ENV} names ${envSocket}, which sources.json lists already.`);
   }
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
     console.warn(`collie: WARNING: listening on ${host}, not loopback. Collie answers "Allow" on real tool calls: reach it only through a front door with TLS (docs/deployment.md), never a bare port.`);
@@ -98,6 +107,7 @@ function attachCommand(args: Args, rest: string[]): number {
   }
   const result = attach(path, input);
   console.log(`collie: ${result} ${name} in ${path}`);
+  if (input.socket === undefined && input.url === undefined) console.log(`collie: its socket is ${envSocketPath(process.env)}, from ${SOCKET_ENV}`);
   return 0;
 }
 
