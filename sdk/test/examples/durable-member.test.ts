@@ -13,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connectPhone, type FakePhone } from "../../src/testing/index.ts";
 import { isKnownAsk } from "../../src/wire/index.ts";
+import { NODE_FLAGS } from "../helpers/child-agent.ts";
 import type { Ask, HistoryRow, Item, PaneEvent, PaneState, PaneSummary, Progress } from "../../src/index.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -24,7 +25,7 @@ const children = new Set<ChildProcess>();
 
 /** Starts main.ts as a child and resolves once it printed its ready line. */
 async function startAgent(socket: string, store: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", MAIN, "--socket", socket, "--store", store], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, "--socket", socket, "--store", store], {
     cwd: root,
     // The invoice card's expiry, short so its timeout path runs within the test (the default is 2 minutes).
     env: { ...process.env, DESK_ASK_EXPIRY_MS: "400" },

@@ -255,7 +255,9 @@ describe("hello over the socket (W-1, S-34)", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
     const collie = await open({ socket: join(tempDir(), "durable.sock"), hostName: "support desk" });
     const hello = await phone(collie.socketPath).hello();
-    assert.equal(hello.runtime, `node ${process.versions.node}`);
+    // The runtime's own name (S-3): Bun reports itself, not the Node version it emulates.
+    const bun = (process.versions as Record<string, string | undefined>).bun;
+    assert.equal(hello.runtime, bun ? `bun ${bun}` : `node ${process.versions.node}`);
     assert.deepEqual(hello.sdk, { name: pkg.name, version: pkg.version });
     assert.equal(hello.name, "support desk");
     assert.deepEqual(hello.wire, [1]);

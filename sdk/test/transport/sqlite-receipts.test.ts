@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { SqliteReceiptStore } from "../../src/index.ts";
+import { loadDatabaseSync } from "../../src/core/sqlite-receipts.ts";
 import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import { FakePhone } from "../../src/testing/index.ts";
 import { CORE_TOKEN } from "../helpers/agent.ts";
@@ -27,6 +28,17 @@ afterEach(() => {
 after(async () => {
   await killAllAgents();
   removeTempDirs();
+});
+
+describe("the runtime under SqliteReceiptStore (S-3)", () => {
+  test("this runtime (Node, or Bun under the Bun run of npm test) provides node:sqlite", () => {
+    assert.equal(typeof loadDatabaseSync(), "function");
+  });
+  test("a runtime without node:sqlite gets an Error that names it and what to use instead", () => {
+    for (const getBuiltin of [() => undefined, () => ({}), () => { throw new Error("No such built-in module: node:sqlite"); }]) {
+      assert.throws(() => loadDatabaseSync(getBuiltin), (err: unknown) => err instanceof Error && /needs node:sqlite/.test(err.message) && /MemoryReceiptStore/.test(err.message));
+    }
+  });
 });
 
 describe("SqliteReceiptStore (S-28)", () => {
