@@ -265,6 +265,16 @@ describe("hello over the socket (W-1, S-34)", () => {
     assert.equal(hello.caps.terminal, false);
   });
 
+  test("on Bun, whose node:http cannot tell who calls, the hello says descendantCheck: false and writes from the phone go through (S-3, S-7)", async (t) => {
+    if (!(process.versions as Record<string, string | undefined>).bun) return t.skip("runs in npm test's Bun run");
+    const collie = await open({ socket: join(tempDir(), "durable.sock") });
+    collie.workspace("w").tab("t").pane("p").onSend(() => ({ turnId: "t1" }));
+    collie.ready();
+    const p = phone(collie.socketPath);
+    assert.equal((await p.hello()).descendantCheck, false);
+    assert.equal((await p.send("p", "hi")).status, 200);
+  });
+
   test("without hostName the name is null", async () => {
     const collie = await open({ socket: join(tempDir(), "durable.sock") });
     assert.equal((await phone(collie.socketPath).hello()).name, null);
