@@ -46,9 +46,9 @@ const tab = space.tab("tab", { title: H.template });
 
 // Every item kind, every text field.
 const items = tab.pane(PANES.items, { title: H.img, harness: "hostile" });
-items.setSubtitle(H.attr);
-items.setBadge(SHORT.badge);
-items.setActions([{ id: "evil-button", label: SHORT.action }]);
+items.state({ subtitle: H.attr });
+items.state({ badge: SHORT.badge });
+items.state({ actions: [{ id: "evil-button", label: SHORT.action }] });
 items.onAction(() => {
   throw new Refusal(H.script);
 });
@@ -84,7 +84,7 @@ function hold(pane: Pane, tool: { name: string; call?: string }, ask: AskWithout
 
 const permission = tab.pane(PANES.permission, { title: H.svg, harness: "hostile" });
 // Progress shows in the header while the conversation waits on you (P-21).
-permission.setProgress({ kind: "steps", current: 1, total: 3, label: H.anchor });
+permission.state({ progress: { kind: "steps", current: 1, total: 3, label: H.anchor } });
 hold(permission, { name: "shell", call: H.script }, {
   kind: "permission",
   toolCallId: "rm-1",

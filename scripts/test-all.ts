@@ -5,6 +5,9 @@
  * 1. typecheck (tsc, strict) of every workspace;
  * 2. node's test runner over `<workspace>/test/**\/*.test.ts` (unit and integration tests over
  *    real sockets);
+ *    2b. the SDK's socket, asks, example and SQLite receipt tests again under Bun (S-3), with the
+ *    Bun the sdk workspace installs from npm; skipped, with the reason printed, only where it
+ *    could not be installed;
  * 3. vitest component tests of the PWA (jsdom);
  * 4. Playwright journeys in Chromium (`e2e/`) against the real daemon and the example agent.
  */
@@ -60,6 +63,40 @@ if (globs.length > 0) {
   passed += count("pass");
   failed += count("fail") + count("cancelled");
   if (status !== 0 && count("fail") + count("cancelled") === 0) failed++; // the runner itself failed
+}
+
+// 2b. Bun (S-3: "Node 22.19 or newer, or Bun 1.4 or newer"): the same node:test files, run by
+// `bun test`, which implements node:test. JUnit XML gives the counts.
+const BUN_TESTS = [
+  "test/transport/socket.test.ts",
+  "test/transport/sqlite-receipts.test.ts",
+  "test/asks",
+  "test/core/asks.test.ts",
+  "test/examples.test.ts",
+  "test/examples/durable-member.test.ts",
+];
+const bun = join(root, "node_modules", ".bin", "bun");
+const bunVersion = existsSync(bun) ? spawnSync(bun, ["--version"], { encoding: "utf8" }) : null;
+if (bunVersion === null || bunVersion.status !== 0) {
+  const why = bunVersion === null ? `${bun} is missing (the sdk workspace's devDependency "bun" did not install)` : `${bun} --version failed: ${(bunVersion.stderr || bunVersion.error?.message || "").trim()}`;
+  console.log(`
+# bun: skipped, ${why}`);
+} else {
+  const xml = join(mkdtempSync(join(tmpdir(), "collie-bun-")), "junit.xml");
+  console.log(`
+# bun ${bunVersion.stdout.trim()} test (sdk): ${BUN_TESTS.join(" ")}`);
+  // Bun's default per-test timeout is 5 s, node:test has none: the example's journeys take longer.
+  const status = spawnSync(bun, ["test", "--conditions=collie-source", "--timeout", "120000", "--reporter=junit", `--reporter-outfile=${xml}`, ...BUN_TESTS.map((t) => `./${t}`)], {
+    cwd: join(root, "sdk"),
+    stdio: "inherit",
+    env: process.env,
+  }).status ?? 1;
+  const head = existsSync(xml) ? /<testsuites\b[^>]*>/.exec(readFileSync(xml, "utf8"))?.[0] ?? "" : "";
+  const attr = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(head)?.[1] ?? 0);
+  const bunFailed = attr("failures");
+  passed += attr("tests") - bunFailed - attr("skipped");
+  failed += bunFailed;
+  if (status !== 0 && bunFailed === 0) failed++; // an error outside a test, or the runner itself failed
 }
 
 // 3. vitest: the PWA's component tests in jsdom.

@@ -26,11 +26,12 @@ describe("the published package (S-1, S-2)", () => {
     execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(sdk, "tsconfig.build.json")], { stdio: "inherit" });
   });
 
-  it("is named @colliepwa/durable-sdk, publishes under experimental, and needs Node 22.19", () => {
+  it("is named @colliepwa/durable-sdk, publishes under experimental, and needs Node 22.19 or Bun 1.4", () => {
     assert.equal(pkg.name, SDK_NAME);
     assert.equal(pkg.version, SDK_VERSION);
     assert.equal(pkg.publishConfig?.tag, "experimental");
     assert.equal(pkg.engines?.node, ">=22.19");
+    assert.equal(pkg.engines?.bun, ">=1.4", "S-3: Node 22.19 or newer, or Bun 1.4 or newer");
   });
 
   it("exports the root, ./core, ./wire and ./testing, each with compiled JS and types", () => {

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connectPhone, type FakePhone } from "../src/testing/index.ts";
+import { NODE_FLAGS } from "./helpers/child-agent.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -23,7 +24,7 @@ describe("examples/quick-start.ts (the README quick start)", () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "collie-qs-"));
     socket = join(dir, "run", "desk.sock");
-    agent = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", join(root, "sdk/examples/quick-start.ts")], {
+    agent = spawn(process.execPath, [...NODE_FLAGS, join(root, "sdk/examples/quick-start.ts")], {
       cwd: root,
       env: { ...process.env, COLLIE_DURABLE_SOCKET: socket },
       stdio: ["ignore", "pipe", "inherit"],

@@ -10,7 +10,7 @@ import { AgentManager } from "./agents/manager.ts";
 import { LiveHub } from "./agents/live.ts";
 import { Forwarder } from "./actions/forward.ts";
 import { buildApp } from "./app.ts";
-import { loadSources, SourcesError, type AgentSource } from "./sources/sources.ts";
+import { loadSources, SourcesError, withEnvSocket, type AgentSource } from "./sources/sources.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
 import { HeldAnswers } from "./store/held-answers.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
@@ -40,6 +40,11 @@ export interface DaemonOptions {
   push?: Omit<PushOptions, "db" | "log"> | false;
   /** Host names of front doors besides loopback (X-1), e.g. `collie.example.ts.net`. */
   extraHosts?: string[];
+  /**
+   * `COLLIE_DURABLE_SOCKET` (S-5), resolved: the agent on it is shown too, unless the sources
+   * name that socket already. Null or absent: none.
+   */
+  envSocket?: string | null;
 }
 
 export class Daemon {
@@ -61,6 +66,8 @@ export class Daemon {
   #expireTimer: NodeJS.Timeout | null = null;
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
+  /** The name under which the agent on `COLLIE_DURABLE_SOCKET` is shown, or null when it is not added. */
+  envAgent: string | null = null;
 
   private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
@@ -177,7 +184,7 @@ export class Daemon {
   async #startSources(): Promise<void> {
     const src = this.#opts.sources;
     if ("fixed" in src) {
-      await this.agents.reconcile(src.fixed);
+      await this.#reconcile(src.fixed);
       return;
     }
     await this.reloadSources();
@@ -207,7 +214,14 @@ export class Daemon {
       return;
     }
     this.sourcesProblem = null;
-    await this.agents.reconcile(sources);
+    await this.#reconcile(sources);
+  }
+
+  /** Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket (S-5). */
+  async #reconcile(sources: AgentSource[]): Promise<void> {
+    const merged = withEnvSocket(sources, this.#opts.envSocket ?? null);
+    this.envAgent = merged.added?.name ?? null;
+    await this.agents.reconcile(merged.sources);
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@ import { lockStateDir } from "./cli/state-lock.ts";
 import { helpFor, USAGE } from "./cli/help.ts";
 import { phoneHint } from "./cli/pair-hint.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
-import { SourcesError } from "./sources/sources.ts";
+import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import qrcode from "qrcode-terminal";
@@ -58,14 +58,21 @@ async function serve(args: Args): Promise<number> {
   process.once("exit", () => lock.release());
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
+  const envSocket = envSocketPath(process.env);
   if (existsSync(sources)) {
-    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args) });
+    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args), envSocket });
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);
   } else {
     example = await startExampleAgent(state);
-    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args) });
+    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args), envSocket });
     console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
     console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
+  }
+  // S-5: the variable an agent's openCollie reads is one Collie reads too.
+  if (daemon.envAgent !== null) {
+    console.log(`collie: ${SOCKET_ENV} is set, so Collie also shows the agent on ${envSocket} as "${daemon.envAgent}" (no sources.json entry names that socket).`);
+  } else if (envSocket !== null) {
+    console.log(`collie: ${SOCKET_ENV} names ${envSocket}, which sources.json lists already.`);
   }
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
     console.warn(`collie: WARNING: listening on ${host}, not loopback. Collie answers "Allow" on real tool calls: reach it only through a front door with TLS (docs/deployment.md), never a bare port.`);
@@ -91,6 +98,7 @@ function attachCommand(args: Args, rest: string[]): number {
   }
   const result = attach(path, input);
   console.log(`collie: ${result} ${name} in ${path}`);
+  if (input.socket === undefined && input.url === undefined) console.log(`collie: its socket is ${envSocketPath(process.env)}, from ${SOCKET_ENV}`);
   return 0;
 }
 

@@ -37,9 +37,10 @@ const CLOSED_OR_CHANGED = new Set(["ask-decided", "ask-timed-out", "ask-answered
 
 /**
  * The card's outcome for a reply (P-15). `retry` is true when this reply answers a Retry of a
- * request id sent before.
+ * request id sent before; `droppedBefore` when the agent already answered this request id
+ * `receipt-dropped`: a second one is final, since retrying the same id can only drop it again.
  */
-export function answerOutcome(reply: TapReply, opts: { retry?: boolean } = {}): OutcomeView {
+export function answerOutcome(reply: TapReply, opts: { retry?: boolean; droppedBefore?: boolean } = {}): OutcomeView {
   const view = (outcome: AnswerOutcome, line: string | null, frozen = false, retry = false): OutcomeView => ({ outcome, line, frozen, retry });
   if (reply === null) return view("not-sure", STRINGS.notSureArrived, false, true);
   const { status, body } = reply;
@@ -49,6 +50,7 @@ export function answerOutcome(reply: TapReply, opts: { retry?: boolean } = {}): 
     return view("accepted", null);
   }
   if (opts.retry && code !== null && CLOSED_OR_CHANGED.has(code)) return view("may-have-been-applied", STRINGS.mayHaveBeenApplied, true);
+  if (opts.droppedBefore && code === "receipt-dropped") return view("may-have-been-applied", STRINGS.mayHaveBeenApplied, true);
   switch (code) {
     case "ask-decided": return view("decided-in-agent", STRINGS.decidedInAgent, true);
     case "ask-timed-out": return view("timed-out", STRINGS.timedOut, true);

@@ -41,6 +41,12 @@ describe("answerOutcome (P-15)", () => {
       assert.equal(answerOutcome(err(409, code), { retry: true }).line, "May have been applied already. Check the chat.", code);
     }
   });
+  it("offers Retry for a first receipt-dropped, and ends with `May have been applied` on a second one for the same request id", () => {
+    assert.deepEqual(answerOutcome(err(500, "receipt-dropped"), { retry: true }), { outcome: "not-sure", line: "Not sure the answer arrived. Retry sends it again.", frozen: false, retry: true });
+    assert.deepEqual(answerOutcome(err(500, "receipt-dropped"), { retry: true, droppedBefore: true }), { outcome: "may-have-been-applied", line: "May have been applied already. Check the chat.", frozen: true, retry: false });
+    // Dropped before, then another failure: still not sure (nothing said the answer is final).
+    assert.equal(answerOutcome(err(503, "agent-unreachable"), { retry: true, droppedBefore: true }).retry, true);
+  });
   it("shows Collie's reason for a refusal, else the plain line", () => {
     assert.equal(answerOutcome(err(400, "invalid-answer", { message: "Street is required" })).line, "Street is required");
     assert.equal(answerOutcome(err(409, "refused", { reason: "busy" })).line, "busy");

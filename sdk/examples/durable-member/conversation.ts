@@ -69,7 +69,7 @@ export class Conversation {
       const { textShortened: _cut, ...item } = stored;
       this.pane.item(item as ItemInput);
     }
-    if (this.record.escalated) this.pane.setBadge("Escalated");
+    if (this.record.escalated) this.pane.state({ badge: "Escalated" });
     this.syncSubtitle();
     this.refreshActions();
     if (waiting) this.#run(new Turn(this.pane.beginTurn(waiting.turnId), waiting.idsUsed), (turn) => resume(this.#context("", turn), waiting));
@@ -127,7 +127,7 @@ export class Conversation {
   finishTurn(turn: Turn): void {
     if (this.#turn !== turn) return;
     this.#turn = undefined;
-    this.pane.setProgress(null);
+    this.pane.state({ progress: null });
     this.refreshActions();
     this.pane.endTurn();
   }
@@ -144,7 +144,7 @@ export class Conversation {
     turn.controller.abort();
     for (const [id, grown] of turn.growing) this.item({ kind: grown.kind, id, text: grown.text });
     for (const tool of turn.running.values()) this.item({ ...tool, status: "failed", output: why });
-    this.pane.setProgress(null);
+    this.pane.state({ progress: null });
     this.refreshActions();
   }
 
@@ -163,7 +163,7 @@ export class Conversation {
     const t = this.ticket;
     const subtitle = this.record.resolved ? "Resolved" : t ? `Order ${t.order} · ${t.status}` : undefined;
     if (subtitle !== this.record.subtitle) this.store.patchConversation(this.id, { subtitle });
-    this.pane.setSubtitle(subtitle ?? null);
+    this.pane.state({ subtitle: subtitle ?? null });
   }
 
   /**
@@ -172,11 +172,11 @@ export class Conversation {
    */
   refreshActions(): void {
     const r = this.record;
-    this.pane.setActions([
+    this.pane.state({ actions: [
       { id: "escalate", label: "Escalate", icon: "flag", disabled: r.escalated === true },
       { id: "resolve", label: "Resolve", icon: "check", busy: this.running, disabled: r.resolved === true },
       { id: "archive", label: "Archive", icon: "archive", disabled: r.resolved !== true },
-    ]);
+    ] });
   }
 
   #onSend(text: string, requestId: string): { turnId: string } {
@@ -209,7 +209,7 @@ export class Conversation {
     switch (actionId) {
       case "escalate":
         this.store.patchConversation(this.id, { escalated: true });
-        this.pane.setBadge("Escalated");
+        this.pane.state({ badge: "Escalated" });
         this.item({ kind: "notice", text: "Escalated to the team lead." });
         break;
       case "resolve":

@@ -111,7 +111,7 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
     conv.item({ ...base, status, output });
     return { kind: "tool", status, output, ...extra } as StepResult;
   };
-  if (step.step) conv.pane.setProgress({ kind: "steps", ...step.step });
+  if (step.step) conv.pane.state({ progress: { kind: "steps", ...step.step } });
   conv.item({ ...base, status: "running" });
   const tool = TOOLS[step.name];
   if (!tool) return end("failed", `No tool called ${step.name}`);
@@ -174,7 +174,7 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
       ...(picked ? { picked } : {}),
       progress: (value, label) => {
         percent = true;
-        conv.pane.setProgress({ kind: "percent", value, label });
+        conv.pane.state({ progress: { kind: "percent", value, label } });
       },
       signal: turn.signal,
     });
@@ -183,7 +183,7 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
     return end("failed", (err as Error).message);
   }
   // A percentage belongs to the upload alone; a chain's steps stay until its next step.
-  if (percent) conv.pane.setProgress(null);
+  if (percent) conv.pane.state({ progress: null });
   conv.syncSubtitle();
   return end("done", output, { ...(answer ? { answer } : {}), ...(picked ? { picked } : {}) });
 }

@@ -4,7 +4,7 @@
 import { LIMITS, PERMISSION_OPTION_KINDS } from "../wire/constants.ts";
 import { assertId, cleanChars, cleanText, isIsoWithZone } from "../wire/rules.ts";
 import type {
-  Answer, Ask, ChoiceOption, FormField, PermissionOption, PermissionOptionKind, SelectOption,
+  Answer, Ask, ChoiceOption, KnownAsk, FormField, PermissionOption, PermissionOptionKind, SelectOption,
 } from "../wire/types.ts";
 import { askIdFor, contentHash } from "./ids.ts";
 
@@ -59,7 +59,7 @@ function countRange(list: unknown, max: number, what: string): asserts list is u
 }
 
 /** Turns the agent's input into the wire's Ask. Throws TypeError/RangeError at the call. */
-export function buildAsk(paneId: string, input: AskInput, opts: { now: number; allowAlways: boolean }): Ask {
+export function buildAsk(paneId: string, input: AskInput, opts: { now: number; allowAlways: boolean }): KnownAsk {
   if (input === null || typeof input !== "object") throw new TypeError("ask() takes an object");
   if ((input as { id?: unknown }).id !== undefined) throw new TypeError("leave out the ask id: the SDK derives it with askIdFor(paneId, toolCallId) (S-23)");
   assertId(input.toolCallId, "toolCallId");
@@ -149,7 +149,7 @@ export function buildAsk(paneId: string, input: AskInput, opts: { now: number; a
   // same question must still fit (D-5).
   const { revision: _r, createdAt: _c, expiresAt: _e, push: _p, ...content } = base;
   base.revision = contentHash(content);
-  return base as unknown as Ask;
+  return base as unknown as KnownAsk;
 }
 
 function normalizeField(f: FormField, clean: (t: unknown, w: string, max: number, one: boolean) => string): FormField {
@@ -195,7 +195,7 @@ export function expiryOf(value: Date | string): string {
 const charCount = (s: string): number => Array.from(s).length;
 
 /** Checks an answer against its ask. Returns the answer for `ask()`, or the reason it does not fit. */
-export function checkAnswer(ask: Ask, answer: Answer): { ok: true; value: AskAnswer } | { ok: false; reason: string } {
+export function checkAnswer(ask: KnownAsk, answer: Answer): { ok: true; value: AskAnswer } | { ok: false; reason: string } {
   const no = (reason: string) => ({ ok: false as const, reason });
   if (answer.kind !== ask.kind) return no(`the ask is a ${ask.kind} ask, the answer is for ${answer.kind}`);
   switch (ask.kind) {

@@ -50,7 +50,11 @@ export interface CommonOptions {
 
 /** Options of `createCore` (S-6). */
 export interface CoreOptions extends CommonOptions {
-  /** The bearer token every request must carry; compared in constant time. */
+  /**
+   * The bearer token every request must carry (at least 16 characters); compared in constant
+   * time. Required by `createCore` (S-6): its handler is served without the socket's owner-only
+   * gate, so the token is all that stands between the agent and the network.
+   */
   token?: string;
   /** Where receipts live; default a MemoryReceiptStore (S-28). */
   receipts?: ReceiptStore;
@@ -419,7 +423,7 @@ export class DurableCore implements PaneHost {
         const handler = pane.handlers.onSteer ?? this.#hooks.onSteer;
         if (!handler) return error("not-supported", "This conversation cannot be steered.");
         const turnId = body.turnId as string | null;
-        if (pane.state === "idle" || turnId !== pane.turnId) return movedOn();
+        if (pane.currentState() === "idle" || turnId !== pane.turnId) return movedOn();
         const text = body.text as string;
         const result = await pane.withEcho(text, requestId, () => handler({ pane, text, turnId, requestId }));
         return ok(turnOf(result, pane));
@@ -430,7 +434,7 @@ export class DurableCore implements PaneHost {
         if (!handler) return error("not-supported", "This conversation cannot be stopped.");
         const turnId = body.turnId as string | null;
         // Nothing runs in an idle pane: the turn the phone saw is over (S-20, P-23).
-        if ((turnId !== null && turnId !== pane.turnId) || pane.state === "idle") return movedOn();
+        if ((turnId !== null && turnId !== pane.turnId) || pane.currentState() === "idle") return movedOn();
         await pane.phoneEnding(() => handler({ pane, turnId, requestId }));
         pane.stopTurn();
         return ok();
@@ -607,7 +611,19 @@ function runtimeName(): string {
   return bun ? `bun ${bun}` : `node ${process.versions.node}`;
 }
 
-/** Creates the core without a transport (S-6). Mount `core.handler` in your own server. */
-export function createCore(options: CoreOptions = {}): DurableCore {
+/**
+ * Creates the core without a transport (S-6). Mount `core.handler` in your own server; every
+ * request must carry `Authorization: Bearer <token>`, so a core without a token (or with one
+ * shorter than 16 characters) is a `TypeError` here rather than a handler that serves anyone.
+ */
+export function createCore(options: CoreOptions): DurableCore {
+  const token = (options as CoreOptions | undefined)?.token;
+  if (typeof token !== "string" || token.length < 16) {
+    throw new TypeError(
+      token === undefined
+        ? "createCore needs a token: every request must carry Authorization: Bearer <token> (S-6). Pass createCore({token}) with at least 16 characters, e.g. from an environment variable."
+        : "createCore's token must be a string of at least 16 characters",
+    );
+  }
   return new DurableCore(options);
 }

@@ -6,7 +6,7 @@
 import { LIMITS, PARTIAL_INTERVAL_MS } from "../wire/constants.ts";
 import { assertId, cleanText } from "../wire/rules.ts";
 import type {
-  Action, Answer, Ask, DecidedBy, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
+  Action, Answer, Ask, DecidedBy, KnownAsk, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
   WorkspaceSummary,
 } from "../wire/types.ts";
 import { buildAsk, checkAnswer, type AskAnswer, type AskInput } from "./asks.ts";
@@ -150,6 +150,20 @@ export interface PaneOptions {
   sessionId?: string | null;
 }
 
+/**
+ * What `pane.state(…)` writes (S-17, S-18): `idle` or `working` (`waiting` follows from open
+ * asks), and the summary's subtitle, progress, badge and agent buttons. A key left out stays as it
+ * is; `null` clears.
+ */
+export interface PaneStateInput {
+  state?: "idle" | "working";
+  subtitle?: string | null;
+  progress?: Progress | null;
+  badge?: string | null;
+  /** Up to 4 (S-18); `[]` clears them. */
+  actions?: readonly Action[];
+}
+
 /** A pane's own handlers; they take precedence over the core's hooks (S-19). */
 export interface PaneHandlers {
   onSend?: (event: SendEvent) => HandlerResult;
@@ -159,7 +173,7 @@ export interface PaneHandlers {
 }
 
 interface OpenAsk {
-  ask: Ask;
+  ask: KnownAsk;
   resolve: (answer: AskAnswer) => void;
   reject: (err: AskClosed) => void;
   timer: unknown;
@@ -175,6 +189,8 @@ interface ClosedAsk {
 }
 
 const CLOSED_ASKS_KEPT = 1000;
+/** The keys `pane.state({…})` takes. */
+const STATE_KEYS: readonly string[] = ["state", "subtitle", "progress", "badge", "actions"];
 
 export class Pane {
   readonly id: string;
@@ -249,8 +265,8 @@ export class Pane {
   get closed(): boolean {
     return this.#closed;
   }
-  /** What the phone sees: `waiting` while an ask is open (S-18). */
-  get state(): PaneState {
+  /** @internal what the phone sees: `waiting` while an ask is open (S-18). */
+  currentState(): PaneState {
     return this.#asks.size > 0 ? "waiting" : this.#state;
   }
 
@@ -279,16 +295,6 @@ export class Pane {
     return id;
   }
 
-  /** Sets the pane's state: `idle` or `working` (`waiting` follows from open asks). Leaving `working` flushes partial writes (S-15). */
-  setState(state: "idle" | "working"): void {
-    this.#assertOpen();
-    if (state !== "idle" && state !== "working") throw new TypeError(`state ${JSON.stringify(state)} must be idle or working (waiting follows from open asks)`);
-    if (state !== "working") this.flushPartials();
-    if (state === this.#state) return;
-    this.#state = state;
-    this.#emitState();
-  }
-
   /** Starts a turn: the pane works, and `turnId` names it. Returns the turn id. */
   beginTurn(turnId?: string): string {
     this.#assertOpen();
@@ -302,35 +308,42 @@ export class Pane {
 
   /** Ends the running turn: pending partial text is written, the pane goes idle. */
   endTurn(): void {
-    this.setState("idle");
+    this.state("idle");
   }
 
-  /** Sets or clears the subtitle (the line under the title). */
-  setSubtitle(subtitle: string | null): void {
+  /**
+   * Writes the pane's state (S-17, S-18): `pane.state("working")`, or any of state, subtitle,
+   * progress, badge and actions at once, as one state event. Everything is checked before anything
+   * changes: an invalid progress, badge or action is a TypeError or RangeError and writes nothing
+   * (S-16). Leaving `working` writes pending partial text first (S-15).
+   */
+  state(input: "idle" | "working" | PaneStateInput): void {
     this.#assertOpen();
-    this.#subtitle = subtitle === null ? undefined : cleanText(String(subtitle), LIMITS.subtitleBytes, { singleLine: true }).text;
-    this.#emitState();
-  }
-
-  /** Sets or clears progress: steps or a percentage with a label (S-18). Invalid → TypeError/RangeError. */
-  setProgress(progress: Progress | null): void {
-    this.#assertOpen();
-    this.#progress = progress === null ? undefined : normalizeProgress(progress);
-    this.#emitState();
-  }
-
-  /** Sets or clears a short badge (1–16 characters). */
-  setBadge(badge: string | null): void {
-    this.#assertOpen();
-    this.#badge = badge === null ? undefined : normalizeBadge(badge);
-    this.#emitState();
-  }
-
-  /** Sets the agent's own buttons: up to 4 (S-18). */
-  setActions(actions: readonly Action[]): void {
-    this.#assertOpen();
-    this.#actions = normalizeActions(actions);
-    this.#emitState();
+    const update: PaneStateInput = typeof input === "string" ? { state: input } : input;
+    if (typeof update !== "object" || update === null || Array.isArray(update)) {
+      throw new TypeError("state() takes \"idle\", \"working\" or {state, subtitle, progress, badge, actions}");
+    }
+    for (const key of Object.keys(update)) {
+      if (!STATE_KEYS.includes(key)) throw new TypeError(`state() does not take ${JSON.stringify(key)}; it takes ${STATE_KEYS.join(", ")}`);
+    }
+    const { state } = update;
+    if (state !== undefined && state !== "idle" && state !== "working") {
+      throw new TypeError(`state ${JSON.stringify(state)} must be idle or working (waiting follows from open asks)`);
+    }
+    const subtitle = update.subtitle === undefined ? this.#subtitle
+      : update.subtitle === null ? undefined : cleanText(String(update.subtitle), LIMITS.subtitleBytes, { singleLine: true }).text;
+    const progress = update.progress === undefined ? this.#progress : update.progress === null ? undefined : normalizeProgress(update.progress);
+    const badge = update.badge === undefined ? this.#badge : update.badge === null ? undefined : normalizeBadge(update.badge);
+    const actions = update.actions === undefined ? this.#actions : normalizeActions(update.actions);
+    if (state !== undefined && state !== "working") this.flushPartials();
+    const changed = (state !== undefined && state !== this.#state) || update.subtitle !== undefined || update.progress !== undefined
+      || update.badge !== undefined || update.actions !== undefined;
+    if (state !== undefined) this.#state = state;
+    this.#subtitle = subtitle;
+    this.#progress = progress;
+    this.#badge = badge;
+    this.#actions = actions;
+    if (changed) this.#emitState();
   }
 
   /** Renames the conversation (also what an accepted rename from the phone does). */
@@ -381,7 +394,7 @@ export class Pane {
   }
 
   /** The open asks. */
-  get asks(): Ask[] {
+  get asks(): KnownAsk[] {
     return [...this.#asks.values()].map((o) => o.ask);
   }
 
@@ -496,7 +509,7 @@ export class Pane {
       title: this.#title,
       harness: this.#harness,
       sessionId: this.sessionId,
-      state: this.state,
+      state: this.currentState(),
       actions: this.#actions.map((a) => ({ ...a })),
       openAsks: this.#asks.size,
       turnId: this.#turnId,

@@ -1,7 +1,9 @@
 /**
  * A durable ReceiptStore on `node:sqlite` (S-28, "going further"): receipts survive a restart of
  * the agent, so a phone's retry after the agent came back still executes nothing. Pass it to
- * `createCore({receipts})`.
+ * `createCore({receipts})`. It needs a runtime with `node:sqlite`: Node 22.19 or newer, or Bun 1.4
+ * (which provides `node:sqlite`; the SDK's tests run it there). Elsewhere the constructor throws an
+ * Error that says so, rather than failing somewhere inside.
  */
 import { RECEIPTS_PER_GROUP } from "../wire/constants.ts";
 import type { ReceiptLookup, ReceiptRecord, ReceiptStore } from "./receipts.ts";
@@ -23,7 +25,7 @@ export class SqliteReceiptStore implements ReceiptStore {
   constructor(path: string, opts: { perGroup?: number } = {}) {
     this.perGroup = opts.perGroup ?? RECEIPTS_PER_GROUP;
     // Loaded here, not at import: agents that never use this store never load node:sqlite.
-    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+    const DatabaseSync = loadDatabaseSync();
     this.#db = new DatabaseSync(path);
     this.#db.exec(`
       PRAGMA journal_mode = WAL;
@@ -70,4 +72,26 @@ export class SqliteReceiptStore implements ReceiptStore {
   close(): void {
     this.#db.close();
   }
+}
+
+/**
+ * `node:sqlite`'s `DatabaseSync`, or an Error naming what is missing (S-3). `getBuiltin` is the
+ * runtime's `process.getBuiltinModule`; a test passes one that has no `node:sqlite`.
+ */
+export function loadDatabaseSync(getBuiltin: ((id: string) => unknown) | undefined = process.getBuiltinModule): typeof import("node:sqlite").DatabaseSync {
+  let mod: Partial<typeof import("node:sqlite")> | undefined;
+  try {
+    mod = getBuiltin?.("node:sqlite") as Partial<typeof import("node:sqlite")> | undefined;
+  } catch {
+    mod = undefined;
+  }
+  if (typeof mod?.DatabaseSync !== "function") {
+    const bun = (process.versions as Record<string, string | undefined>).bun;
+    const runtime = bun ? `Bun ${bun}` : `Node ${process.versions.node}`;
+    throw new Error(
+      `SqliteReceiptStore needs node:sqlite (Node 22.19 or newer, or Bun 1.4 or newer), and ${runtime} does not provide it. ` +
+        "Use MemoryReceiptStore, or pass a ReceiptStore of your own to createCore({receipts}).",
+    );
+  }
+  return mod.DatabaseSync;
 }

@@ -9,7 +9,7 @@ export type {
 export type { AskAnswer, AskInput } from "./asks.ts";
 export type { ItemInput } from "./items.ts";
 export type { Approval, ApprovalOptions } from "./approval.ts";
-export type { PaneHandlers, PaneOptions, PaneHost } from "./layout.ts";
+export type { PaneHandlers, PaneOptions, PaneHost, PaneStateInput } from "./layout.ts";
 export type { ReceiptLookup, ReceiptRecord, ReceiptStore } from "./receipts.ts";
 export type { CommonOptions, CoreOptions, HistoryProvider } from "./core.ts";
 export type { Clock } from "./clock.ts";

@@ -12,8 +12,11 @@ import type {
   Answer, Ask, EventsPage, Hello, HistoryItemsPage, HistoryPage, Layout, PaneViewPage, StartersPage, Target,
 } from "../wire/types.ts";
 
-/** Where the fake phone connects: a socket path, or an https/http URL with a token. */
-export type PhoneTarget = string | { socket: string } | { url: string; token?: string; ca?: string | Buffer };
+/**
+ * Where the fake phone connects: a socket path, or an https/http URL with a token. A socket may
+ * carry a token too, for a `createCore` handler an agent mounts on a socket of its own.
+ */
+export type PhoneTarget = string | { socket: string; token?: string } | { url: string; token?: string; ca?: string | Buffer };
 
 /** The reply to a request: HTTP status and parsed JSON body. */
 export interface PhoneReply<T = Record<string, unknown>> {
@@ -27,7 +30,7 @@ export interface WriteOptions {
 }
 
 export class FakePhone {
-  readonly #target: { socket: string } | { url: URL; token?: string; ca?: string | Buffer };
+  readonly #target: { socket: string; token?: string } | { url: URL; token?: string; ca?: string | Buffer };
   readonly #agent: HttpAgent;
   /** Sent as `Collie-Wire`; change it to test a version mismatch. */
   collieWire: string = WIRE_VERSIONS.join(", ");
@@ -35,7 +38,7 @@ export class FakePhone {
 
   constructor(target: PhoneTarget) {
     if (typeof target === "string") this.#target = { socket: target };
-    else if ("socket" in target) this.#target = { socket: target.socket };
+    else if ("socket" in target) this.#target = { socket: target.socket, ...(target.token ? { token: target.token } : {}) };
     else this.#target = { url: new URL(target.url), ...(target.token ? { token: target.token } : {}), ...(target.ca ? { ca: target.ca } : {}) };
     this.#agent = "url" in this.#target && this.#target.url.protocol === "https:"
       ? new HttpsAgent({ keepAlive: true, ...(this.#target.ca ? { ca: this.#target.ca } : {}) })
@@ -56,11 +59,11 @@ export class FakePhone {
       },
     };
     let send = httpRequest;
+    if (this.#target.token && !("authorization" in headers)) (opts.headers as Record<string, string>).authorization = `Bearer ${this.#target.token}`;
     if ("socket" in this.#target) opts.socketPath = this.#target.socket;
     else {
       opts.hostname = this.#target.url.hostname;
       opts.port = this.#target.url.port;
-      if (this.#target.token && !("authorization" in headers)) (opts.headers as Record<string, string>).authorization = `Bearer ${this.#target.token}`;
       if (this.#target.url.protocol === "https:") send = httpsRequest as typeof httpRequest;
     }
     return new Promise((resolve, reject) => {

@@ -10,6 +10,10 @@ import type { Socket } from "node:net";
 /** True when this system lets the core tell who calls: Linux with /proc and a working `ss`. */
 export async function canIdentifyPeers(): Promise<boolean> {
   if (process.platform !== "linux") return false;
+  // Bun's node:http hands the request a socket without a file descriptor, so no caller can be tied
+  // to a connection: the check would refuse every write. There the hello says descendantCheck:
+  // false and the agent runs its tools in a sandbox that cannot reach the socket (S-7).
+  if (typeof (process.versions as Record<string, string | undefined>).bun === "string") return false;
   try {
     readlinkSync("/proc/self/fd/0");
   } catch {

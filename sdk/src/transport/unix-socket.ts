@@ -73,6 +73,7 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
         "createCore() from @colliepwa/durable-sdk/core behind TLS with a token instead.",
     );
   }
+  refuseCoreOnlyOptions(options);
   const { socket, descendantCheck, ...common } = options;
   const raw = socket ?? process.env[SOCKET_ENV] ?? defaultSocketPath();
   if (typeof raw !== "string" || raw.length === 0) throw new TypeError("socket must be a path");
@@ -124,6 +125,27 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
   }
   chmodSync(path, 0o600);
   return collie;
+}
+
+/**
+ * Options that exist only on `createCore` (S-6, S-28): `openCollie` always keeps receipts in memory,
+ * always offers allow-always (its socket is owner-only) and has no token (the socket is the gate).
+ * A JavaScript caller, or a TypeScript one spreading a `createCore` options object, would otherwise
+ * see them silently ignored or half-applied.
+ */
+const CORE_ONLY_OPTIONS: Readonly<Record<string, string>> = {
+  receipts: "openCollie always keeps receipts in memory; a ReceiptStore is for createCore({receipts}) from @colliepwa/durable-sdk/core (S-28)",
+  allowAlways: "openCollie always offers allow-always on its owner-only socket; allowAlways is for createCore({allowAlways}) (S-6, S-27)",
+  token: "openCollie's socket is owner-only and takes no token; a bearer token is for createCore({token}) behind TLS (S-6)",
+  callerCheck: "openCollie sets the descendant check itself; use descendantCheck (S-7)",
+};
+
+function refuseCoreOnlyOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null) return;
+  for (const key of Object.keys(options)) {
+    const why = CORE_ONLY_OPTIONS[key];
+    if (why !== undefined && (options as Record<string, unknown>)[key] !== undefined) throw new TypeError(`openCollie does not take ${key}: ${why}`);
+  }
 }
 
 /**

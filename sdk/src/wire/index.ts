@@ -3,7 +3,7 @@
  * wire v1 (docs/wire.md). Collie imports this entry; it has no Node-specific runtime.
  */
 export type {
-  Action, Answer, AnswerBody, Ask, AskKind, Caps, CapName, ChoiceAsk, ChoiceOption, CloseBody, CodeItem,
+  Action, Answer, AnswerBody, Ask, AskKind, KnownAsk, UnknownAsk, Caps, CapName, ChoiceAsk, ChoiceOption, CloseBody, CodeItem,
   DecidedBy, EventsPage, FormAsk, FormField, Hello, HistoryItemsPage, HistoryPage, HistoryRow, IconName,
   Item, ItemKind, Layout, LinkItem, MarkdownItem, NoticeItem, PaneEvent, PaneEventType, PaneState,
   PaneSummary, PaneView, PaneViewPage, PermissionAsk, PermissionOption, PermissionOptionKind, Progress,
@@ -23,7 +23,7 @@ export {
 } from "./rules.ts";
 export { type Checker, type Parsed, parseWith, WireShapeError } from "./check.ts";
 export {
-  MESSAGE_CHECKERS, type MessageType, parseAsk, parseErrorBody, parseEventsPage, parseHello,
+  MESSAGE_CHECKERS, type MessageType, isKnownAsk, parseAsk, parseErrorBody, parseEventsPage, parseHello,
   parseHistoryItemsPage, parseHistoryPage, parseItem, parseLayout, parseMessage, parsePaneView,
   parseStartersPage, parseWriteOk, type ParsedEventsPage,
   answerBodyChecker, sendBodyChecker, steerBodyChecker, stopBodyChecker, actionBodyChecker,

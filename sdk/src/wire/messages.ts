@@ -5,7 +5,7 @@
  * the path and the rule.
  */
 import {
-  arr, bool, chars, type Checker, cursor, id, int, isoTime, literal, num, nullable, obj, parseWith,
+  arr, bool, chars, type Checker, cursor, id, int, isoTime, isPlainObject, literal, num, nullable, obj, parseWith,
   type Parsed, record, str, trueOnly, union, WireShapeError,
 } from "./check.ts";
 import {
@@ -13,7 +13,7 @@ import {
 } from "./constants.ts";
 import { isHttpsUrl, isValidLang } from "./rules.ts";
 import type {
-  Action, AnswerBody, Answer, Ask, Caps, CloseBody, EventsPage, FormField, Hello, HistoryItemsPage,
+  Action, AnswerBody, Answer, Ask, KnownAsk, UnknownAsk, Caps, CloseBody, EventsPage, FormField, Hello, HistoryItemsPage,
   HistoryPage, HistoryRow, Item, Layout, PaneEvent, PaneSummary, PaneView, PaneViewPage, Progress,
   RenameBody, ReopenBody, SendBody, StarterBody, StartersPage, SteerBody, StopBody, ActionBody,
   Target, WireErrorBody, WriteOk,
@@ -145,7 +145,17 @@ const formFieldChecker: Checker<FormField> = union<FormField>("type", {
   toggle: obj({ id, type: literal("toggle"), label: optionLabel }, { required: bool }),
 });
 
-export const askChecker: Checker<Ask> = union<Ask>("kind", {
+/** A kind name a newer wire may add: a lowercase token (P-13). */
+const NEWER_ASK_KIND = /^[a-z][a-z0-9-]{0,31}$/;
+/**
+ * An ask of a kind this wire does not know (P-13): a newer agent's. Its common fields are checked
+ * and kept, everything else is dropped, so the phone can show its title and text with `This ask
+ * cannot be answered from the phone.` instead of losing the card.
+ */
+const unknownAskChecker: Checker<UnknownAsk> = (v, path) =>
+  obj({ ...askCommon, kind: str({ pattern: NEWER_ASK_KIND }) }, askOptional)(v, path) as UnknownAsk;
+
+const knownAskChecker: Checker<KnownAsk> = union<KnownAsk>("kind", {
   permission: (v, path) => {
     const a = obj({ ...askCommon, kind: literal("permission"), options: arr(obj({ id, kind: literal(...PERMISSION_OPTION_KINDS), label: optionLabel }), { min: 1, max: LIMITS.permissionOptions }) }, askOptional)(v, path);
     uniqueIds(a.options, `${path ? path + "." : ""}options`);
@@ -163,6 +173,18 @@ export const askChecker: Checker<Ask> = union<Ask>("kind", {
     return a;
   },
 });
+
+/** One of the four kinds (S-21), checked in full; any other lowercase kind kept as an UnknownAsk. */
+export const askChecker: Checker<Ask> = (v, path) => {
+  const kind = isPlainObject(v) ? v.kind : undefined;
+  if (typeof kind === "string" && !(ASK_KINDS as readonly string[]).includes(kind) && NEWER_ASK_KIND.test(kind)) return unknownAskChecker(v, path);
+  return knownAskChecker(v, path);
+};
+
+/** Whether an ask read off the wire is one of the four kinds, which narrows it for a reader (P-13). */
+export function isKnownAsk(ask: Ask): ask is KnownAsk {
+  return (ASK_KINDS as readonly string[]).includes(ask.kind);
+}
 
 export const paneEventChecker: Checker<PaneEvent> = union<PaneEvent>("type", {
   item: obj({ seq: int({ min: 1 }), type: literal("item"), pane: id, item: itemChecker }),

@@ -187,9 +187,17 @@ export interface ChoiceAsk extends AskBase { kind: "choice"; options: ChoiceOpti
 export interface TextAsk extends AskBase { kind: "text"; limit: number; placeholder?: string }
 export interface FormAsk extends AskBase { kind: "form"; fields: FormField[] }
 
-/** An ask as it appears on the wire, one of four kinds (S-21). */
-export type Ask = PermissionAsk | ChoiceAsk | TextAsk | FormAsk;
-export type AskKind = Ask["kind"];
+/**
+ * An ask of a kind this wire version does not know: a newer agent's (P-13). A reader keeps its
+ * common fields (title, reason, tool, expiry …) and drops the rest, so the phone can show the card
+ * with `This ask cannot be answered from the phone.` and no buttons. The kind is a lowercase token.
+ */
+export interface UnknownAsk extends AskBase { kind: string }
+/** The four kinds this SDK raises and answers (S-21). */
+export type KnownAsk = PermissionAsk | ChoiceAsk | TextAsk | FormAsk;
+/** An ask as it appears on the wire: one of the four kinds, or a newer one (P-13). */
+export type Ask = KnownAsk | UnknownAsk;
+export type AskKind = KnownAsk["kind"];
 
 /** The answer body per kind (S-21). */
 export type Answer =

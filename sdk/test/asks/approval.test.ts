@@ -8,7 +8,7 @@ import { argumentsView, callSummary, requireApproval } from "../../src/core/appr
 import { createCore } from "../../src/core/core.ts";
 import type { Pane } from "../../src/core/layout.ts";
 import type { PermissionAsk } from "../../src/wire/types.ts";
-import { openRig, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, openRig, type Rig } from "../helpers/agent.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 
 describe("callSummary and argumentsView (S-26)", () => {
@@ -160,7 +160,7 @@ describe("requireApproval (S-25)", () => {
 describe("requireApproval timing out (S-24, S-25)", () => {
   it("returns approved: false decided by timeout and leaves the chat line", async () => {
     const clock = new ManualClock();
-    const core = createCore({ clock });
+    const core = createCore({ token: CORE_TOKEN, clock });
     const pane = core.workspace("w").tab("t").pane("p");
     const approval = requireApproval("refund", { order: "5521" }, { pane, toolCallId: "call-t", timeoutMs: 60_000 });
     clock.advance(60_000);
@@ -172,7 +172,7 @@ describe("requireApproval timing out (S-24, S-25)", () => {
   });
 
   it("offers no Always allow where the core does not allow it (createCore default, S-27)", async () => {
-    const core = createCore({ clock: new ManualClock() });
+    const core = createCore({ token: CORE_TOKEN, clock: new ManualClock() });
     const pane = core.workspace("w").tab("t").pane("p");
     void requireApproval("refund", {}, { pane, toolCallId: "c", timeoutMs: 1000, offerAlways: true });
     assert.deepEqual((pane.asks[0] as PermissionAsk).options.map((o) => o.kind), ["allow", "deny"]);

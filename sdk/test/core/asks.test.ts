@@ -7,7 +7,8 @@ import { askIdFor } from "../../src/core/ids.ts";
 import { AskClosed, type Pane } from "../../src/core/layout.ts";
 import type { AskInput } from "../../src/core/asks.ts";
 import type { Ask, Item, PaneEvent } from "../../src/wire/types.ts";
-import { openRig, type Rig } from "../helpers/agent.ts";
+import { isKnownAsk } from "../../src/wire/index.ts";
+import { CORE_TOKEN, openRig, type Rig } from "../helpers/agent.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 
 const settle = <T>(p: Promise<T>): Promise<{ value?: T; error?: unknown }> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
@@ -41,7 +42,7 @@ describe("the four ask kinds round-trip (S-21, S-22)", () => {
     assert.equal(ask.itemId, "item-1");
     assert.deepEqual(ask.tool, { name: "refund", call: "refund(order: \"5521\")" });
     assert.deepEqual(ask.push, { line: "refund needs a yes" });
-    assert.deepEqual(ask.kind === "permission" && ask.options, [
+    assert.deepEqual(isKnownAsk(ask) && ask.kind === "permission" && ask.options, [
       { id: "allow", kind: "allow", label: "Allow" },
       { id: "allow-always", kind: "allow-always", label: "Always allow refunds" },
       { id: "deny", kind: "deny", label: "Deny" },
@@ -57,14 +58,14 @@ describe("the four ask kinds round-trip (S-21, S-22)", () => {
       kind: "choice", toolCallId: "choice", itemId: "item-2", title: "Which?", multiple: true,
       options: [{ id: "a", label: "A" }, { id: "b", label: "B", description: "the second" }, { id: "c", label: "C" }],
     });
-    assert.equal(ask.kind === "choice" && ask.multiple, true);
+    assert.equal(isKnownAsk(ask) && ask.kind === "choice" && ask.multiple, true);
     assert.equal((await rig.phone.answer(ask, { kind: "choice", optionIds: ["a", "c"] })).status, 200);
     assert.deepEqual(await result, { kind: "choice", optionIds: ["a", "c"] });
   });
 
   it("text: carries the default limit 500 on the wire and resolves with the text", async () => {
     const { ask, result } = await openAsk({ kind: "text", toolCallId: "text", itemId: "item-3", title: "Tell the customer?", placeholder: "A short reply" });
-    assert.equal(ask.kind === "text" && ask.limit, 500);
+    assert.equal(isKnownAsk(ask) && ask.kind === "text" && ask.limit, 500);
     assert.equal((await rig.phone.answer(ask, { kind: "text", text: "Arrives Thursday. 📦" })).status, 200);
     assert.deepEqual(await result, { kind: "text", text: "Arrives Thursday. 📦" });
   });
@@ -317,7 +318,7 @@ describe("ask ids and input rules (S-22, S-23, S-27)", () => {
   it("gives the same tool call the same id and revision in a new process (after a restart)", () => {
     const input: AskInput = { kind: "choice", toolCallId: "call_02", itemId: "i", title: "How?", options: [{ id: "card", label: "Card" }] };
     const raise = () => {
-      const pane = createCore().workspace("w").tab("t").pane("ticket-1");
+      const pane = createCore({ token: CORE_TOKEN }).workspace("w").tab("t").pane("ticket-1");
       void pane.ask(input).catch(() => {});
       return pane.asks[0]!;
     };
@@ -328,13 +329,13 @@ describe("ask ids and input rules (S-22, S-23, S-27)", () => {
   });
 
   it("throws a TypeError for an expiresAt string without a time zone", () => {
-    const pane = createCore().workspace("w").tab("t").pane("p");
+    const pane = createCore({ token: CORE_TOKEN }).workspace("w").tab("t").pane("p");
     assert.throws(() => pane.ask({ kind: "text", toolCallId: "c", itemId: "i", title: "x", expiresAt: "2026-12-02T14:13:11" }), TypeError);
     assert.deepEqual(pane.asks, []);
   });
 
   it("throws a TypeError for allow-always under createCore's default (allowAlways false), and allows it when turned on", () => {
-    const core = createCore();
+    const core = createCore({ token: CORE_TOKEN });
     assert.equal(core.hello().allowAlways, false);
     const pane = core.workspace("w").tab("t").pane("p");
     assert.throws(
@@ -342,13 +343,13 @@ describe("ask ids and input rules (S-22, S-23, S-27)", () => {
       TypeError,
     );
     assert.deepEqual(pane.asks, []);
-    const open = createCore({ allowAlways: true }).workspace("w").tab("t").pane("p");
+    const open = createCore({ token: CORE_TOKEN, allowAlways: true }).workspace("w").tab("t").pane("p");
     void open.ask({ kind: "permission", toolCallId: "c", itemId: "i", title: "x", options: [{ kind: "allow" }, { kind: "allow-always" }] });
     assert.equal(open.asks.length, 1);
   });
 
   it("refuses too many options or fields, and a text limit over 2000", () => {
-    const pane = createCore().workspace("w").tab("t").pane("p");
+    const pane = createCore({ token: CORE_TOKEN }).workspace("w").tab("t").pane("p");
     const opts = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `o${i}`, label: `O${i}` }));
     assert.throws(() => pane.ask({ kind: "permission", toolCallId: "a", itemId: "i", title: "x", options: opts(7).map((o) => ({ ...o, kind: "deny" as const })) }), RangeError);
     assert.throws(() => pane.ask({ kind: "choice", toolCallId: "b", itemId: "i", title: "x", options: opts(9) }), RangeError);
@@ -359,7 +360,7 @@ describe("ask ids and input rules (S-22, S-23, S-27)", () => {
   });
 
   it("cuts an ask title to 256 bytes and marks the ask textShortened", () => {
-    const pane = createCore().workspace("w").tab("t").pane("p");
+    const pane = createCore({ token: CORE_TOKEN }).workspace("w").tab("t").pane("p");
     void pane.ask({ kind: "text", toolCallId: "c", itemId: "i", title: "€".repeat(100) });
     const ask = pane.asks[0]!;
     assert.equal(ask.title, "€".repeat(85));
@@ -377,6 +378,6 @@ describe("a shutdown is not an answer (S-8)", () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     assert.equal(settled, false);
     assert.equal(pane.openAsks, 1);
-    assert.equal(pane.state, "waiting");
+    assert.equal(pane.summary().state, "waiting");
   });
 });

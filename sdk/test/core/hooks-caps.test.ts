@@ -6,7 +6,7 @@ import { Refusal, type ActionEvent, type Hooks, type SendEvent, type SteerEvent,
 import { AskClosed, type Pane } from "../../src/core/layout.ts";
 import { ALL_CAPS } from "../../src/wire/constants.ts";
 import type { Item, PaneEvent } from "../../src/wire/types.ts";
-import { openRig, serveCore, until, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, openRig, serveCore, until, type Rig } from "../helpers/agent.ts";
 
 const emptyHistory = { list: () => ({ rows: [] }), items: () => null };
 const settle = <T>(p: Promise<T>): Promise<{ value?: T; error?: unknown }> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
@@ -42,7 +42,7 @@ describe("caps (S-33)", () => {
       });
       rig.collie.history(emptyHistory);
       pane = rig.collie.workspace("w").tab("t").pane("p");
-      pane.setActions([{ id: "go", label: "Go" }]);
+      pane.state({ actions: [{ id: "go", label: "Go" }] });
     });
     after(() => rig.close());
 
@@ -116,11 +116,11 @@ describe("caps (S-33)", () => {
   });
 
   it("reports terminal false even when a caller asks for it", () => {
-    assert.equal(createCore({ caps: { terminal: true } as never }).caps.terminal, false);
+    assert.equal(createCore({ token: CORE_TOKEN, caps: { terminal: true } as never }).caps.terminal, false);
   });
 
   it("throws a TypeError for an unknown cap name", () => {
-    assert.throws(() => createCore({ caps: { teleport: true } as never }), TypeError);
+    assert.throws(() => createCore({ token: CORE_TOKEN, caps: { teleport: true } as never }), TypeError);
   });
 });
 
@@ -153,9 +153,9 @@ describe("pane handlers and hooks (S-19, S-29)", () => {
   });
 
   it("answers 409 not-supported to a send, steer, stop or click when neither a handler nor a hook takes it", async () => {
-    const core = createCore();
+    const core = createCore({ token: CORE_TOKEN });
     const pane = core.workspace("w").tab("t").pane("bare");
-    pane.setActions([{ id: "go", label: "Go" }]);
+    pane.state({ actions: [{ id: "go", label: "Go" }] });
     pane.beginTurn("t1");
     const served = await serveCore(core);
     try {
@@ -190,11 +190,11 @@ describe("actions and the turn they name (S-18, S-20)", () => {
     rig = await openRig();
     pane = rig.collie.workspace("w").tab("t").pane("act");
     pane.onAction((e) => void taps.push(e));
-    pane.setActions([
+    pane.state({ actions: [
       { id: "go", label: "Go", icon: "play" },
       { id: "wait", label: "Wait", busy: true },
       { id: "off", label: "Off", disabled: true },
-    ]);
+    ] });
   });
   after(() => rig.close());
 

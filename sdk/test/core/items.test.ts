@@ -108,23 +108,26 @@ describe("refused item and pane input is an error at the call (S-16, S-17, S-18)
     ["an http link", () => pane.item({ kind: "link", href: "http://example.com/" }), TypeError],
     ["a javascript: link", () => pane.item({ kind: "link", href: "javascript:alert(1)" }), TypeError],
     ["a link with a password", () => pane.item({ kind: "link", href: "https://u:p@example.com/" }), TypeError],
-    ["a badge over 16 characters", () => pane.setBadge("x".repeat(17)), RangeError],
-    ["an empty badge", () => pane.setBadge(""), RangeError],
-    ["progress with current above total", () => pane.setProgress({ kind: "steps", current: 4, total: 3, label: "x" }), RangeError],
-    ["progress with step 0", () => pane.setProgress({ kind: "steps", current: 0, total: 3, label: "x" }), RangeError],
-    ["progress with a fractional step", () => pane.setProgress({ kind: "steps", current: 1.5, total: 3, label: "x" }), RangeError],
-    ["progress over 1000 steps", () => pane.setProgress({ kind: "steps", current: 1, total: 1001, label: "x" }), RangeError],
-    ["a percentage over 100", () => pane.setProgress({ kind: "percent", value: 101, label: "x" }), RangeError],
-    ["a negative percentage", () => pane.setProgress({ kind: "percent", value: -1, label: "x" }), RangeError],
-    ["progress without a label", () => pane.setProgress({ kind: "percent", value: 5 } as never), TypeError],
-    ["five actions", () => pane.setActions(["a", "b", "c", "d", "e"].map((id) => ({ id, label: id }))), RangeError],
-    ["an action label over 16 characters", () => pane.setActions([{ id: "a", label: "x".repeat(17) }]), RangeError],
+    ["a badge over 16 characters", () => pane.state({ badge: "x".repeat(17) }), RangeError],
+    ["an empty badge", () => pane.state({ badge: "" }), RangeError],
+    ["progress with current above total", () => pane.state({ progress: { kind: "steps", current: 4, total: 3, label: "x" } }), RangeError],
+    ["progress with step 0", () => pane.state({ progress: { kind: "steps", current: 0, total: 3, label: "x" } }), RangeError],
+    ["progress with a fractional step", () => pane.state({ progress: { kind: "steps", current: 1.5, total: 3, label: "x" } }), RangeError],
+    ["progress over 1000 steps", () => pane.state({ progress: { kind: "steps", current: 1, total: 1001, label: "x" } }), RangeError],
+    ["a percentage over 100", () => pane.state({ progress: { kind: "percent", value: 101, label: "x" } }), RangeError],
+    ["a negative percentage", () => pane.state({ progress: { kind: "percent", value: -1, label: "x" } }), RangeError],
+    ["progress without a label", () => pane.state({ progress: { kind: "percent", value: 5 } as never }), TypeError],
+    ["five actions", () => pane.state({ actions: ["a", "b", "c", "d", "e"].map((id) => ({ id, label: id })) }), RangeError],
+    ["an action label over 16 characters", () => pane.state({ actions: [{ id: "a", label: "x".repeat(17) }] }), RangeError],
     ["an item of kind ask", () => pane.item({ kind: "ask", text: "x" } as never), TypeError],
     ["an item of kind state", () => pane.item({ kind: "state", text: "x" } as never), TypeError],
     ["an item of kind ask-closed", () => pane.item({ kind: "ask-closed", text: "x" } as never), TypeError],
     ["a partial code item", () => pane.item({ kind: "code", text: "x", partial: true } as never), TypeError],
     ["an item id breaking the ID rule", () => pane.item({ id: "a b", kind: "reply", text: "x" }), TypeError],
-    ["a state other than idle or working", () => pane.setState("waiting" as never), TypeError],
+    ["a state other than idle or working", () => pane.state("waiting" as never), TypeError],
+    ["a state() key it does not know", () => pane.state({ colour: "red" } as never), TypeError],
+    ["state() with a valid subtitle but an invalid badge (nothing half-written)", () => pane.state({ subtitle: "half", badge: "" }), RangeError],
+    ["state() with no argument", () => (pane.state as (x?: unknown) => void)(), TypeError],
   ];
 
   for (const [what, call, kind] of cases) {
@@ -138,12 +141,12 @@ describe("refused item and pane input is an error at the call (S-16, S-17, S-18)
   }
 
   it("accepts 4 actions with 16-character labels, drops an unknown icon and keeps a known one", async () => {
-    pane.setActions([
+    pane.state({ actions: [
       { id: "a1", label: "x".repeat(16), icon: "flag" },
       { id: "a2", label: "Two", icon: "rocket" },
       { id: "a3", label: "Three", busy: true },
       { id: "a4", label: "Four", disabled: true },
-    ]);
+    ] });
     const actions = (await rig.phone.layout()).panes.find((p) => p.id === "refuse")!.actions;
     assert.deepEqual(actions, [
       { id: "a1", label: "x".repeat(16), icon: "flag" },
@@ -154,23 +157,58 @@ describe("refused item and pane input is an error at the call (S-16, S-17, S-18)
   });
 
   it("shows valid steps and percentage progress, a badge and a subtitle in the pane summary", async () => {
-    pane.setProgress({ kind: "steps", current: 2, total: 3, label: "Save note" });
-    pane.setBadge("VIP");
-    pane.setSubtitle("Waiting for approval");
+    pane.state({ progress: { kind: "steps", current: 2, total: 3, label: "Save note" } });
+    pane.state({ badge: "VIP" });
+    pane.state({ subtitle: "Waiting for approval" });
     let summary = (await rig.phone.pane("refuse")).pane;
     assert.deepEqual(summary.progress, { kind: "steps", current: 2, total: 3, label: "Save note" });
     assert.equal(summary.badge, "VIP");
     assert.equal(summary.subtitle, "Waiting for approval");
-    pane.setProgress({ kind: "percent", value: 42, label: "Uploading" });
+    pane.state({ progress: { kind: "percent", value: 42, label: "Uploading" } });
     summary = (await rig.phone.pane("refuse")).pane;
     assert.deepEqual(summary.progress, { kind: "percent", value: 42, label: "Uploading" });
-    pane.setProgress(null);
-    pane.setBadge(null);
-    pane.setSubtitle(null);
+    pane.state({ progress: null });
+    pane.state({ badge: null });
+    pane.state({ subtitle: null });
     summary = (await rig.phone.pane("refuse")).pane;
     assert.equal("progress" in summary, false);
     assert.equal("badge" in summary, false);
     assert.equal("subtitle" in summary, false);
+  });
+});
+
+describe("pane.state(…) is the one writer of the state event (S-13, S-17)", () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await openRig();
+  });
+  after(() => rig.close());
+
+  it("writes state, subtitle, progress, badge and actions as one state event; read-only fields stay readable", async () => {
+    const pane = rig.collie.workspace("w").tab("t").pane("one-writer", { sessionId: "s-1" });
+    await rig.phone.events({ after: null });
+    pane.state({ state: "working", subtitle: "Packing", progress: { kind: "percent", value: 10, label: "Packing" }, badge: "VIP", actions: [{ id: "go", label: "Go" }] });
+    const states = (await rig.phone.events()).events.filter((e) => e.type === "state" && e.pane === "one-writer");
+    assert.equal(states.length, 1);
+    const summary = (states[0] as Extract<PaneEvent, { type: "state" }>).summary;
+    assert.deepEqual(
+      { state: summary.state, subtitle: summary.subtitle, progress: summary.progress, badge: summary.badge, actions: summary.actions },
+      { state: "working", subtitle: "Packing", progress: { kind: "percent", value: 10, label: "Packing" }, badge: "VIP", actions: [{ id: "go", label: "Go" }] },
+    );
+    // A key left out stays; the string form sets the state alone.
+    pane.state("idle");
+    const view = await rig.phone.pane("one-writer");
+    assert.equal(view.pane.state, "idle");
+    assert.equal(view.pane.subtitle, "Packing");
+    assert.deepEqual([pane.id, pane.sessionId, pane.turnId, pane.openAsks], ["one-writer", "s-1", null, 0]);
+    assert.equal("setState" in pane, false, "one name: state()");
+  });
+
+  it("is what items.ts's refusal names: writing a state item points to state(), which exists", () => {
+    const pane = rig.collie.workspace("w").tab("t").pane("named");
+    assert.throws(() => pane.item({ kind: "state", text: "x" } as never), (err: unknown) => err instanceof TypeError && /state\(\)/.test(err.message));
+    assert.equal(typeof pane.state, "function");
+    assert.doesNotThrow(() => pane.state("working"));
   });
 });
 
@@ -184,7 +222,7 @@ describe("pane state: idle, working, waiting (S-13, S-18)", () => {
   it("goes idle → working on beginTurn with the turn id, and back to idle on endTurn, each as a state event", async () => {
     const pane = rig.collie.workspace("w").tab("t").pane("states");
     await rig.phone.events({ after: null });
-    assert.equal(pane.state, "idle");
+    assert.equal(pane.summary().state, "idle");
     const turn = pane.beginTurn("turn-1");
     assert.equal(turn, "turn-1");
     let page = await rig.phone.events();

@@ -6,7 +6,7 @@ import { Refusal } from "../../src/core/hooks.ts";
 import { MemoryReceiptStore, type ReceiptLookup, type ReceiptRecord, type ReceiptStore } from "../../src/core/receipts.ts";
 import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import type { Item } from "../../src/wire/types.ts";
-import { openRig, serveCore, until, type CoreRig, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, openRig, serveCore, until, type CoreRig, type Rig } from "../helpers/agent.ts";
 
 const record = (n: number): ReceiptRecord => ({ status: 200, body: { ok: true, n } });
 
@@ -177,7 +177,7 @@ describe("concurrent duplicates run once (S-28)", () => {
   let rig: CoreRig;
   let calls = 0;
   before(async () => {
-    const core = createCore();
+    const core = createCore({ token: CORE_TOKEN });
     rig = await serveCore(core);
     core.workspace("w").tab("t").pane("chat").onSend(async () => {
       calls++;
@@ -238,7 +238,7 @@ describe("a dropped receipt answers 500 receipt-dropped and runs nothing (S-28)"
   let calls: string[];
   before(async () => {
     calls = [];
-    const core = createCore({ receipts: new MemoryReceiptStore({ perGroup: 3 }) });
+    const core = createCore({ token: CORE_TOKEN, receipts: new MemoryReceiptStore({ perGroup: 3 }) });
     rig = await serveCore(core);
     const tab = core.workspace("w").tab("t");
     for (const id of ["p1", "p2"]) tab.pane(id).onSend(({ requestId }) => void calls.push(requestId));
@@ -284,6 +284,7 @@ describe("a custom ReceiptStore passed to createCore gets every write in its gro
   before(async () => {
     store = new RecordingStore();
     const core = createCore({
+      token: CORE_TOKEN,
       receipts: store,
       starters: [{ id: "new", title: "New" }],
       hooks: {

@@ -12,6 +12,8 @@ import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connectPhone, type FakePhone } from "../../src/testing/index.ts";
+import { isKnownAsk } from "../../src/wire/index.ts";
+import { NODE_FLAGS } from "../helpers/child-agent.ts";
 import type { Ask, HistoryRow, Item, PaneEvent, PaneState, PaneSummary, Progress } from "../../src/index.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -23,7 +25,7 @@ const children = new Set<ChildProcess>();
 
 /** Starts main.ts as a child and resolves once it printed its ready line. */
 async function startAgent(socket: string, store: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", MAIN, "--socket", socket, "--store", store], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, "--socket", socket, "--store", store], {
     cwd: root,
     // The invoice card's expiry, short so its timeout path runs within the test (the default is 2 minutes).
     env: { ...process.env, DESK_ASK_EXPIRY_MS: "400" },
@@ -173,7 +175,7 @@ describe("examples/durable-member (the support desk, S-36)", () => {
     assert.deepEqual(ask.tool, { name: "refund", call: 'refund(order: "5521", amount: 40)' });
     assert.equal(ask.reason, 'order: "5521"\namount: 40');
     assert.deepEqual(ask.push, { line: "refund needs a yes" });
-    assert.deepEqual(ask.kind === "permission" && ask.options, [
+    assert.deepEqual(isKnownAsk(ask) && ask.kind === "permission" && ask.options, [
       { id: "allow", kind: "allow", label: "Allow" },
       { id: "deny", kind: "deny", label: "Deny" },
     ]);
@@ -231,8 +233,8 @@ describe("examples/durable-member (the support desk, S-36)", () => {
     const size = await phone.waitForAsk({ paneId: "ticket-5530", ...ASK_WAIT });
     assert.equal(size.kind, "choice");
     assert.equal(size.title, "Which size should replace it?");
-    assert.equal(size.kind === "choice" && size.multiple, undefined);
-    assert.deepEqual(size.kind === "choice" && size.options.map((o) => o.label), ["S", "M", "L", "XL"]);
+    assert.equal(isKnownAsk(size) && size.kind === "choice" && size.multiple, undefined);
+    assert.deepEqual(isKnownAsk(size) && size.kind === "choice" && size.options.map((o) => o.label), ["S", "M", "L", "XL"]);
     // A steer goes into the running turn (P-22); the model takes it into account.
     const steer = await phone.steer("ticket-5530", "Ship it before Friday", turnId);
     assert.equal(steer.status, 200);
@@ -240,12 +242,12 @@ describe("examples/durable-member (the support desk, S-36)", () => {
     assert.equal((await phone.answer(size, { kind: "choice", optionIds: ["l"] })).status, 200);
 
     const extras = await phone.waitForAsk({ paneId: "ticket-5530", where: (a) => a.id !== size.id, ...ASK_WAIT });
-    assert.equal(extras.kind === "choice" && extras.multiple, true);
+    assert.equal(isKnownAsk(extras) && extras.kind === "choice" && extras.multiple, true);
     assert.equal((await phone.answer(extras, { kind: "choice", optionIds: ["gift", "express"] })).status, 200);
 
     const form = await phone.waitForAsk({ paneId: "ticket-5530", where: (a) => a.kind === "form", ...ASK_WAIT });
     assert.equal(form.title, "Where should the replacement go?");
-    assert.deepEqual(form.kind === "form" && form.fields.map((f) => [f.id, f.type, f.required ?? false]), [
+    assert.deepEqual(isKnownAsk(form) && form.kind === "form" && form.fields.map((f) => [f.id, f.type, f.required ?? false]), [
       ["street", "text", true],
       ["country", "select", false],
       ["door", "toggle", false],
@@ -258,7 +260,7 @@ describe("examples/durable-member (the support desk, S-36)", () => {
 
     const note = await phone.waitForAsk({ paneId: "ticket-5530", where: (a) => a.kind === "text", ...ASK_WAIT });
     assert.equal(note.title, "A note for the courier?");
-    assert.equal(note.kind === "text" && note.limit, 200);
+    assert.equal(isKnownAsk(note) && note.kind === "text" && note.limit, 200);
     assert.equal((await phone.answer(note, { kind: "text", text: "Ring twice" })).status, 200);
     await follow.idle("ticket-5530");
 
@@ -502,7 +504,7 @@ describe("examples/durable-member: approvals that outlive a restart, Always allo
     const follow = await Follower.start(phone);
     const ask = await phone.waitForAsk({ paneId: "vip-7781", ...ASK_WAIT });
     assert.equal(ask.title, "check_stock wants to run");
-    assert.deepEqual(ask.kind === "permission" && ask.options.map((o) => o.kind), ["allow", "allow-always", "deny"]);
+    assert.deepEqual(isKnownAsk(ask) && ask.kind === "permission" && ask.options.map((o) => o.kind), ["allow", "allow-always", "deny"]);
     assert.equal((await phone.answer(ask, { kind: "permission", optionId: "allow-always" })).status, 200);
     await follow.idle("vip-7781");
     const view = await phone.pane("vip-7781");

@@ -23,7 +23,7 @@ import { MemoryReceiptStore } from "../../src/core/receipts.ts";
 import { openCollie, type Collie } from "../../src/transport/unix-socket.ts";
 import { connectPhone, type FakePhone } from "../../src/testing/index.ts";
 import { WIRE_ERRORS } from "../../src/wire/errors.ts";
-import { answerBodyChecker, MESSAGE_CHECKERS, parseEventsPage } from "../../src/wire/messages.ts";
+import { answerBodyChecker, isKnownAsk, MESSAGE_CHECKERS, parseEventsPage } from "../../src/wire/messages.ts";
 import { checkAnswer } from "../../src/core/asks.ts";
 import { parseWith } from "../../src/wire/check.ts";
 import type { Ask } from "../../src/wire/types.ts";
@@ -57,8 +57,8 @@ function buildAgent(core: DurableCore, warnings: string[]): Agent {
   };
   const tab = core.workspace("ws", { title: "Work" }).tab("tb", { title: "Tab" });
   const p1 = tab.pane("p1", { title: "Fuzzed pane", harness: "fuzz", cwd: "/srv" });
-  p1.setActions([{ id: "go", label: "Go", icon: "play" }, { id: "busy", label: "Busy", busy: true }, { id: "off", label: "Off", disabled: true }]);
-  p1.setProgress({ kind: "steps", current: 1, total: 3, label: "Step" });
+  p1.state({ actions: [{ id: "go", label: "Go", icon: "play" }, { id: "busy", label: "Busy", busy: true }, { id: "off", label: "Off", disabled: true }] });
+  p1.state({ progress: { kind: "steps", current: 1, total: 3, label: "Step" } });
   p1.on({
     onSend: ({ requestId }) => gate("send", requestId),
     onSteer: ({ requestId }) => gate("steer", requestId),
@@ -313,7 +313,7 @@ function wouldBeAccepted(t: Target, c: Case): boolean {
   }
   const body = parseWith(answerBodyChecker, parsed);
   if (!body.ok) return false;
-  return Object.values(t.agent.asks).some((ask) => ask.id === m[1] && ask.revision === body.value.revision && checkAnswer(ask, body.value.answer).ok);
+  return Object.values(t.agent.asks).some((ask) => ask.id === m[1] && ask.revision === body.value.revision && isKnownAsk(ask) && checkAnswer(ask, body.value.answer).ok);
 }
 
 const READ_CHECKERS: Record<string, (v: unknown) => boolean> = {
@@ -421,7 +421,7 @@ describe("the durable wire under hostile input from Collie's side (L-2, W-5)", (
     core.history(HISTORY);
     a2 = buildAgent(core, warnings);
     core.ready();
-    rig = await serveCore(core);
+    rig = await serveCore(core, TOKEN);
     closers.push(() => rig.close());
     targets.push({ name: "createCore+token", where: { socket: rig.socketPath }, agent: a2, token: TOKEN, kept: [], dropped: [], store });
 

@@ -49,8 +49,14 @@ export interface CoreRig {
   close(): Promise<void>;
 }
 
-/** Mounts `core.handler` on a `node:http` server listening on a Unix socket; connects a phone. */
-export async function serveCore(core: DurableCore): Promise<CoreRig> {
+/** The token the tests' `createCore` cores are made with (S-6: a core needs one). */
+export const CORE_TOKEN = "core-test-token-0123456789";
+
+/**
+ * Mounts `core.handler` on a `node:http` server listening on a Unix socket; connects a phone that
+ * carries `token` (the core's, by default `CORE_TOKEN`).
+ */
+export async function serveCore(core: DurableCore, token: string = CORE_TOKEN): Promise<CoreRig> {
   const dir = privateDir();
   const socketPath = join(dir, "core.sock");
   const requests: string[] = [];
@@ -62,7 +68,7 @@ export async function serveCore(core: DurableCore): Promise<CoreRig> {
     server.once("error", fail);
     server.listen({ path: socketPath }, () => done());
   });
-  const phone = connectPhone(socketPath);
+  const phone = connectPhone({ socket: socketPath, token });
   return {
     core,
     server,

@@ -12,8 +12,11 @@ import { fileURLToPath } from "node:url";
 /** The folder of the fixture agents. */
 export const AGENTS_DIR = fileURLToPath(new URL("../fixtures/agents/", import.meta.url));
 
-/** The flags a child node needs to run a `.ts` fixture quietly. */
-export const NODE_FLAGS = ["--disable-warning=ExperimentalWarning"];
+/**
+ * The flags a child runtime needs to run a `.ts` fixture quietly, workspace packages resolved to
+ * their sources. Node also gets the condition from NODE_OPTIONS; Bun reads only the flag (S-3).
+ */
+export const NODE_FLAGS = ["--conditions=collie-source", "--disable-warning=ExperimentalWarning"];
 
 export type Message = Record<string, unknown>;
 

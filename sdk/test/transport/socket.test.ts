@@ -8,7 +8,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, wr
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
-import { type Collie, openCollie, SOCKET_ENV } from "../../src/index.ts";
+import { type Collie, MemoryReceiptStore, openCollie, type OpenCollieOptions, SOCKET_ENV } from "../../src/index.ts";
 import { FakePhone } from "../../src/testing/index.ts";
 import { NODE_FLAGS } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
@@ -128,6 +128,31 @@ describe("openCollie socket path (S-5)", () => {
   });
 });
 
+describe("openCollie keeps receipts in memory (S-28, S-6)", () => {
+  test("a receipts option is a TypeError that points to createCore, and no socket is made", async () => {
+    const path = join(tempDir(), "receipts.sock");
+    const store = new MemoryReceiptStore();
+    await assert.rejects(
+      openCollie({ socket: path, receipts: store } as OpenCollieOptions),
+      (err: unknown) => err instanceof TypeError && /receipts/.test(err.message) && /createCore\(\{receipts\}\)/.test(err.message),
+    );
+    assert.equal(existsSync(path), false);
+  });
+  test("so are createCore's other own options, allowAlways and token", async () => {
+    for (const extra of [{ allowAlways: false }, { token: "t".repeat(16) }]) {
+      await assert.rejects(openCollie({ socket: join(tempDir(), "x.sock"), ...extra } as OpenCollieOptions), (err: unknown) => err instanceof TypeError && /createCore/.test(err.message), JSON.stringify(extra));
+    }
+  });
+  test("without them it opens, with replays answered from memory", async () => {
+    const collie = await open({ socket: join(tempDir(), "plain.sock"), descendantCheck: false, receipts: undefined } as OpenCollieOptions);
+    collie.workspace("w").tab("t").pane("p").onSend(() => ({ turnId: "t1" }));
+    collie.ready();
+    const p = phone(collie.socketPath);
+    assert.equal((await p.send("p", "hi", { requestId: "r-1" })).status, 200);
+    assert.equal((await p.send("p", "hi", { requestId: "r-1" })).body.replayed, true);
+  });
+});
+
 describe("openCollie with a file already at the path (S-5)", () => {
   test("a stale socket left by a killed process is replaced", async () => {
     const path = join(tempDir(), "stale.sock");
@@ -230,12 +255,24 @@ describe("hello over the socket (W-1, S-34)", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
     const collie = await open({ socket: join(tempDir(), "durable.sock"), hostName: "support desk" });
     const hello = await phone(collie.socketPath).hello();
-    assert.equal(hello.runtime, `node ${process.versions.node}`);
+    // The runtime's own name (S-3): Bun reports itself, not the Node version it emulates.
+    const bun = (process.versions as Record<string, string | undefined>).bun;
+    assert.equal(hello.runtime, bun ? `bun ${bun}` : `node ${process.versions.node}`);
     assert.deepEqual(hello.sdk, { name: pkg.name, version: pkg.version });
     assert.equal(hello.name, "support desk");
     assert.deepEqual(hello.wire, [1]);
     assert.equal(hello.allowAlways, true, "openCollie's socket is owner-only, so allow-always is offered");
     assert.equal(hello.caps.terminal, false);
+  });
+
+  test("on Bun, whose node:http cannot tell who calls, the hello says descendantCheck: false and writes from the phone go through (S-3, S-7)", async (t) => {
+    if (!(process.versions as Record<string, string | undefined>).bun) return t.skip("runs in npm test's Bun run");
+    const collie = await open({ socket: join(tempDir(), "durable.sock") });
+    collie.workspace("w").tab("t").pane("p").onSend(() => ({ turnId: "t1" }));
+    collie.ready();
+    const p = phone(collie.socketPath);
+    assert.equal((await p.hello()).descendantCheck, false);
+    assert.equal((await p.send("p", "hi")).status, 200);
   });
 
   test("without hostName the name is null", async () => {

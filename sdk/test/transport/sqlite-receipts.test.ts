@@ -7,8 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { SqliteReceiptStore } from "../../src/index.ts";
+import { loadDatabaseSync } from "../../src/core/sqlite-receipts.ts";
 import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import { FakePhone } from "../../src/testing/index.ts";
+import { CORE_TOKEN } from "../helpers/agent.ts";
 import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
@@ -26,6 +28,17 @@ afterEach(() => {
 after(async () => {
   await killAllAgents();
   removeTempDirs();
+});
+
+describe("the runtime under SqliteReceiptStore (S-3)", () => {
+  test("this runtime (Node, or Bun under the Bun run of npm test) provides node:sqlite", () => {
+    assert.equal(typeof loadDatabaseSync(), "function");
+  });
+  test("a runtime without node:sqlite gets an Error that names it and what to use instead", () => {
+    for (const getBuiltin of [() => undefined, () => ({}), () => { throw new Error("No such built-in module: node:sqlite"); }]) {
+      assert.throws(() => loadDatabaseSync(getBuiltin), (err: unknown) => err instanceof Error && /needs node:sqlite/.test(err.message) && /MemoryReceiptStore/.test(err.message));
+    }
+  });
 });
 
 describe("SqliteReceiptStore (S-28)", () => {
@@ -97,9 +110,9 @@ describe("receipts across an agent restart (S-28, L-1)", () => {
 
   async function start(dir: string, perGroup?: number): Promise<{ agent: ChildAgent; phone: FakePhone; pid: number }> {
     const socket = join(dir, "agent.sock");
-    const agent = startAgent("receipts-agent.ts", [socket, join(dir, "receipts.db"), join(dir, "sends.log"), ...(perGroup ? [String(perGroup)] : [])]);
+    const agent = startAgent("receipts-agent.ts", [socket, join(dir, "receipts.db"), join(dir, "sends.log"), ...(perGroup ? [String(perGroup)] : [])], { AGENT_TOKEN: CORE_TOKEN });
     const ready = await agent.waitForKey("ready");
-    const phone = new FakePhone(socket);
+    const phone = new FakePhone({ socket, token: CORE_TOKEN });
     phones.push(phone);
     return { agent, phone, pid: ready.pid as number };
   }

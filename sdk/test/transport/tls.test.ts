@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createCore, type DurableCore, type Pane } from "../../src/index.ts";
 import { FakePhone } from "../../src/testing/index.ts";
+import { isKnownAsk } from "../../src/wire/index.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
 const TOKEN = "6q1o0xkH2m7pV3cW9sLr4tYe8uZa5bNd";
@@ -255,8 +256,8 @@ describe("allow-always over https (S-27)", { skip: SKIP }, () => {
     assert.equal((await p.hello()).allowAlways, true);
     const answer = pane.ask(permission("call-1"));
     const ask = await p.waitForAsk({ paneId: "p1" });
-    assert.ok(ask.kind === "permission" && ask.options.some((o) => o.kind === "allow-always"));
-    const always = ask.kind === "permission" ? ask.options.find((o) => o.kind === "allow-always")! : undefined;
+    assert.ok(isKnownAsk(ask) && ask.kind === "permission" && ask.options.some((o) => o.kind === "allow-always"));
+    const always = isKnownAsk(ask) && ask.kind === "permission" ? ask.options.find((o) => o.kind === "allow-always")! : undefined;
     const r = await p.answer(ask, { kind: "permission", optionId: always!.id });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(await answer, { kind: "permission", optionId: always!.id, optionKind: "allow-always" });
@@ -264,6 +265,11 @@ describe("allow-always over https (S-27)", { skip: SKIP }, () => {
 });
 
 describe("createCore token option (S-6)", () => {
+  test("a core without a token is a TypeError at the call, never a handler that serves hello to anyone", () => {
+    assert.throws(() => createCore({}), (err: unknown) => err instanceof TypeError && /needs a token/.test(err.message) && /Authorization: Bearer/.test(err.message));
+    assert.throws(() => (createCore as (o?: unknown) => unknown)(), TypeError);
+    assert.throws(() => createCore({ token: undefined, hostName: "billing" }), TypeError);
+  });
   test("a token shorter than 16 characters is a TypeError; 16 is enough", () => {
     for (const token of ["", "short", "x".repeat(15)]) {
       assert.throws(() => createCore({ token }), TypeError, JSON.stringify(token));

@@ -1,8 +1,8 @@
 /**
  * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
  * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
- * status and body come back as they are, so the phone can show P-15's words. An answer that cannot
- * be delivered now is held and delivered when the same ask is open again.
+ * status and body come back as they are, so the phone can show P-15's words. An answer for an agent
+ * Collie cannot reach is held and delivered when the same ask is open again.
  */
 import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
@@ -65,8 +65,9 @@ export class Forwarder {
         if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
         throw err;
       }
-      // (`?.`: an agent may answer any JSON, `null` included, L-2.)
-      if (reply.status === 409 && (reply.body as { error?: unknown } | null)?.error === "ask-not-open") return hold();
+      // An agent that answers `409 ask-not-open` was reached: it is not holding's case (D-5). The
+      // phone shows P-15's `Not taken. The question may come back in a moment.` and the user taps
+      // again once the restarted agent raises the ask.
       return asOutcome(reply.status, reply.body);
     }
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);

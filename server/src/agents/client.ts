@@ -37,11 +37,15 @@ export class AgentClient {
       : new HttpAgent({ keepAlive: true, maxSockets: 8 });
   }
 
-  /** `local` for a socket or http(s)://127.0.0.1|localhost|[::1], `remote` otherwise (D-3). */
+  /**
+   * `local` only for a socket, `http://127.0.0.1` or `http://localhost`; every other URL is
+   * `remote` (D-3), https to this machine and `[::1]` included: the specification names exactly
+   * these, the same two hosts sources.json accepts plain http for.
+   */
   get reach(): "local" | "remote" {
     if (this.endpoint.kind === "socket") return "local";
-    const host = this.endpoint.url.hostname;
-    return host === "127.0.0.1" || host === "localhost" || host === "[::1]" ? "local" : "remote";
+    const { protocol, hostname } = this.endpoint.url;
+    return protocol === "http:" && (hostname === "127.0.0.1" || hostname === "localhost") ? "local" : "remote";
   }
 
   get(path: string, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {

@@ -1,11 +1,11 @@
 /**
  * `collie durable attach <name> (--socket PATH | --url URL --token T)` (D-6): adds or updates one
- * entry of sources.json. The result is checked like any sources.json before it is written, and
+ * entry of sources.json. Without either, the socket is `$COLLIE_DURABLE_SOCKET` (S-5). The result is checked like any sources.json before it is written, and
  * written atomically (temp file + rename) so a running Collie never reads half a file.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
-import { parseSources, SourcesError } from "../sources/sources.ts";
+import { envSocketPath, parseSources, SOCKET_ENV, SourcesError } from "../sources/sources.ts";
 import { UsageError } from "./args.ts";
 
 export interface AttachInput {
@@ -17,8 +17,11 @@ export interface AttachInput {
 }
 
 /** Returns "added" or "updated". Throws UsageError or SourcesError with a clear message. */
-export function attach(path: string, input: AttachInput, env: NodeJS.ProcessEnv = process.env): "added" | "updated" {
-  if ((input.socket === undefined) === (input.url === undefined)) throw new UsageError("give exactly one of --socket PATH or --url URL");
+export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv = process.env): "added" | "updated" {
+  // Neither --socket nor --url: the socket an agent's openCollie serves on by default (S-5).
+  const fromEnv = given.socket === undefined && given.url === undefined ? envSocketPath(env) : null;
+  const input = fromEnv === null ? given : { ...given, socket: fromEnv };
+  if ((input.socket === undefined) === (input.url === undefined)) throw new UsageError(`give exactly one of --socket PATH or --url URL (or set ${SOCKET_ENV})`);
   if (input.url !== undefined && input.token === undefined) throw new UsageError("--url needs --token (a value, env:NAME or file:PATH)");
   if (input.socket !== undefined && input.token !== undefined) throw new UsageError("--token is only for --url: a socket is private to its owner");
   let doc: { durable?: unknown[] } & Record<string, unknown> = { durable: [] };

@@ -20,7 +20,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "serve",
     synopsis: "[--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME]",
-    summary: "Runs the Collie daemon and serves the phone app (the default command). Without a sources.json it runs the bundled example agent.",
+    summary: "Runs the Collie daemon and serves the phone app (the default command). Without a sources.json it runs the bundled example agent. An agent on COLLIE_DURABLE_SOCKET is shown too when sources.json does not name that socket.",
     flags: [
       ["--sources F", "the agents to connect to (default ~/.config/collie/sources.json, or COLLIE_SOURCES; docs/sources.md)"],
       ["--port N", "the port to listen on (default 7717, or COLLIE_PORT; 0 picks a free one)"],
@@ -32,7 +32,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "durable attach",
     synopsis: "<name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]",
-    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie picks it up.",
+    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie picks it up. Without --socket or --url it takes the socket from COLLIE_DURABLE_SOCKET.",
     flags: [
       ["--socket PATH", "the agent's private Unix socket"],
       ["--url URL", "the agent's https address, for an agent on another machine"],

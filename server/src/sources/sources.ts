@@ -24,6 +24,36 @@ export class SourcesError extends Error {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/**
+ * The variable an agent's `openCollie` takes its socket path from (S-5), and Collie reads too:
+ * `collie durable attach <name>` without `--socket` uses it, and `collie serve` shows the agent on
+ * it when sources.json names no entry with that socket.
+ */
+export const SOCKET_ENV = "COLLIE_DURABLE_SOCKET";
+/** The name of the agent on `COLLIE_DURABLE_SOCKET` (with `-env`, `-env-2` … should it be taken). */
+export const ENV_AGENT_NAME = "durable";
+
+/** `COLLIE_DURABLE_SOCKET` as an absolute path (relative to the working directory), or null when unset or empty. */
+export function envSocketPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const raw = env[SOCKET_ENV];
+  return raw ? resolve(raw) : null;
+}
+
+/**
+ * The sources with the agent on `COLLIE_DURABLE_SOCKET` added, unless an entry already names that
+ * socket (then the file's entry, and its name, win). `added` is the entry added, if any.
+ */
+export function withEnvSocket(sources: AgentSource[], socketPath: string | null): { sources: AgentSource[]; added: AgentSource | null } {
+  if (socketPath === null) return { sources, added: null };
+  const key = `socket:${socketPath}`;
+  if (sources.some((s) => s.key === key)) return { sources, added: null };
+  const taken = new Set(sources.map((s) => s.name));
+  let name = ENV_AGENT_NAME;
+  for (let n = 1; taken.has(name); n++) name = n === 1 ? `${ENV_AGENT_NAME}-env` : `${ENV_AGENT_NAME}-env-${n}`;
+  const added: AgentSource = { name, endpoint: { kind: "socket", path: socketPath }, key };
+  return { sources: [...sources, added], added };
+}
+
 /** Reads and checks sources.json; throws SourcesError naming the file, entry and field. */
 export function loadSources(path: string, env: NodeJS.ProcessEnv = process.env): AgentSource[] {
   let text: string;

@@ -2,12 +2,13 @@
  * Held answers (D-5, L-1, D-8) with real agents and a real daemon: an answer tapped while the agent
  * is down is held (202) and delivered exactly once when the agent is back and raises the same ask
  * (same id, same revision); the phone learns the outcome on the WebSocket (`held-outcome`). The
- * same holds across a daemon restart: the held answer lives in the state database.
+ * same holds across a daemon restart: the held answer lives in the state database. An agent that is
+ * reached but has not raised the ask again answers `ask-not-open`, which is not held (P-15).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
-import type { Ask, PaneDetail } from "@colliepwa/shared";
+import { answerOutcome, type Ask, type PaneDetail } from "@colliepwa/shared";
 import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
@@ -111,7 +112,7 @@ describe("held answers (D-5, L-1)", () => {
     assert.deepEqual({ ...line, time: undefined }, { time: undefined, action: "answer", agent: "desk", pane: "p1", requestId: "r-old", device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
   });
 
-  test("an agent that is back but has not raised the ask yet (ask-not-open): held, then delivered when the ask opens", async () => {
+  test("an agent that is back but has not raised the ask yet (409 ask-not-open): not held, the card reads `Not taken` (P-15), a later tap is taken", async () => {
     const dir = tempDir();
     const socket = join(dir, "desk.sock");
     const first = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
@@ -123,21 +124,26 @@ describe("held answers (D-5, L-1)", () => {
     // Back, without the ask for now.
     const second = await startAgent("desk-agent.ts", ["--socket", socket]);
     await d.waitAgent("desk", (a) => a.state === "ready" && a.counts.waiting === 0, "ready with no ask");
-    const id = requestId("early");
-    const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "deny" } });
-    assert.deepEqual(r, { status: 202, body: { held: true } });
-    assert.equal(d.daemon.held.count, 1);
-    await settle(d, second.agent, "while-held");
-    assert.equal(d.daemon.held.count, 1, "still held while the ask is not open");
+    const early = { requestId: requestId("early"), revision: ask.revision, answer: { kind: "permission", optionId: "deny" } };
+    const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, early);
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.error, "ask-not-open");
+    assert.equal(answerOutcome(r).line, "Not taken. The question may come back in a moment.");
+    assert.equal(d.daemon.held.count, 0, "an agent Collie reached is not held for");
 
+    // The ask comes back: nothing is delivered on its own; the user's new tap is what answers it.
     second.agent.send({ id: "raise", cmd: "ask", toolCallId: TOOL_CALL });
-    const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "held-outcome");
-    assert.equal(outcome.type === "held-outcome" && outcome.status, 200);
+    await openAsk(d);
+    await settle(d, second.agent, "after-raise");
+    assert.equal(answeredLines(second.agent).length, 0);
+    const tap = { requestId: requestId("tap"), revision: ask.revision, answer: { kind: "permission", optionId: "allow" } };
+    const taken = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, tap);
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
     const answered = await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
-    assert.equal((answered.answered as { answer: { optionId: string } }).answer.optionId, "deny");
-    await settle(d, second.agent, "after-delivery");
+    assert.equal((answered.answered as { answer: { optionId: string } }).answer.optionId, "allow");
+    await settle(d, second.agent, "after-tap");
     assert.equal(answeredLines(second.agent).length, 1);
-    assert.equal(d.daemon.held.count, 0);
+    assert.equal(live.of("held-outcome").length, 0);
   });
 
   test("the daemon restarted with a held answer pending: the new daemon delivers it once the agent is back", async () => {

@@ -162,7 +162,7 @@ describe("https agents with a token (D-1, D-3, S-6, X-3)", () => {
     const sources = join(dir, "sources.json");
     writeSources(sources, {
       durable: [
-        { name: "tls-local", url: `https://localhost:${ports["127.0.0.1"]}`, token: "env:COLLIE_TEST_TLS_TOKEN", ca: `file:${cert}` },
+        { name: "tls-localhost", url: `https://localhost:${ports["127.0.0.1"]}`, token: "env:COLLIE_TEST_TLS_TOKEN", ca: `file:${cert}` },
         { name: "tls-remote", url: `https://127.0.0.2:${ports["127.0.0.2"]}`, token: "file:token.txt", ca: `file:${cert}` },
         { name: "tls-wrong", url: `https://127.0.0.1:${ports["127.0.0.1"]}`, token: "env:COLLIE_TEST_WRONG_TOKEN", ca: `file:${cert}` },
         { name: "tls-noca", url: `https://127.0.0.1:${ports["127.0.0.1"]}`, token: "env:COLLIE_TEST_TLS_TOKEN" },
@@ -170,9 +170,10 @@ describe("https agents with a token (D-1, D-3, S-6, X-3)", () => {
     });
     const d = await TestDaemon.start({ sources: { path: sources } });
     try {
-      const local = await d.waitState("tls-local", "ready");
+      const localhost = await d.waitState("tls-localhost", "ready");
       const remote = await d.waitState("tls-remote", "ready");
-      assert.equal(local.reach, "local");
+      // Only a socket, http://127.0.0.1 and http://localhost are local (D-3): https to this machine is not.
+      assert.equal(localhost.reach, "remote");
       assert.equal(remote.reach, "remote");
       assert.equal(remote.selfName, "tls-fixture");
       assert.equal(remote.caps?.history, false);
@@ -191,7 +192,7 @@ describe("https agents with a token (D-1, D-3, S-6, X-3)", () => {
       const got = await agent.waitFor((m) => m.got === "send");
       assert.equal(got.requestId, id);
       assert.equal(got.text, "over TLS");
-      const detail = await d.get<{ items: { kind: string; requestId?: string }[] }>("/api/agents/tls-local/panes/r1");
+      const detail = await d.get<{ items: { kind: string; requestId?: string }[] }>("/api/agents/tls-localhost/panes/r1");
       assert.equal(detail.status, 200);
 
       // Tokens appear nowhere the phone or the log can see (X-3).

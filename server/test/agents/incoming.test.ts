@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { PaneDetail } from "@colliepwa/shared";
-import { LIMITS } from "@colliepwa/durable-sdk/wire";
+import { isKnownAsk, LIMITS } from "@colliepwa/durable-sdk/wire";
 import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { FAKE_INSTANCE, FakeAgent, fakeHello, fakeSummary } from "../helpers/fake-agent.ts";
@@ -120,7 +120,7 @@ describe("hostile agent messages (L-2)", () => {
     const a = askDelta.ask;
     assert.equal(a.textShortened, true);
     assert.ok(utf8(a.title) <= LIMITS.askTitleBytes);
-    for (const s of [a.title, a.reason ?? "", a.tool?.name ?? "", a.tool?.call ?? "", ...(a.kind === "permission" ? a.options.map((o) => o.label) : [])]) {
+    for (const s of [a.title, a.reason ?? "", a.tool?.name ?? "", a.tool?.call ?? "", ...(isKnownAsk(a) && a.kind === "permission" ? a.options.map((o) => o.label) : [])]) {
       assert.ok(!BAD_CHARS.test(s), `still hostile: ${JSON.stringify(s)}`);
     }
     const view = await detail("hostile", "f1");
@@ -132,6 +132,23 @@ describe("hostile agent messages (L-2)", () => {
     assert.ok(!BAD_CHARS.test(view.conversation.subtitle ?? ""));
     assert.equal(view.conversation.pendingQuestion, a.title);
     assert.equal((await d.agent("hostile"))!.counts.waiting, 1);
+  });
+
+  test("an ask of a kind this Collie does not know (a newer agent's) reaches the phone with its common fields only (P-13)", async () => {
+    const ask = {
+      id: "fedcba9876543210fedcba9876543210", revision: "fedcba9876543210", kind: "signature", paneId: "f1",
+      toolCallId: "call-sign", itemId: "sign", title: "Sign the delivery note", reason: "Draw your signature below.",
+      tool: { name: "deliver" }, createdAt: "2026-12-02T14:00:00.000Z", expiresAt: "2026-12-02T16:00:00.000Z",
+      canvas: { width: 300, height: 120 }, options: "not this wire's business",
+    };
+    hostile.push(page([{ seq: ++seq, type: "ask", pane: "f1", ask }]));
+    const delta = await live.waitFor((m) => m.type === "ask" && m.ask.id === ask.id, "the newer kind's ask");
+    assert.ok(delta.type === "ask");
+    const { canvas: _canvas, options: _options, ...common } = ask;
+    assert.deepEqual(delta.ask, common);
+    assert.equal(isKnownAsk(delta.ask), false);
+    const view = await detail("hostile", "f1");
+    assert.deepEqual(view.asks?.find((a) => a.id === ask.id), common);
   });
 
   test("unknown event types and bad events are dropped, the rest of the page is kept", async () => {

@@ -59,7 +59,7 @@ describe("collie durable attach (D-6)", () => {
     writeFileSync(sources, original, { mode: 0o600 });
     const cases: { args: string[]; code: number; says: RegExp; env?: NodeJS.ProcessEnv }[] = [
       { args: ["durable", "attach", "x", "--socket", "/s.sock", "--url", "https://a.example"], code: 2, says: /exactly one of --socket PATH or --url URL/ },
-      { args: ["durable", "attach", "x"], code: 2, says: /exactly one of --socket PATH or --url URL/ },
+      { args: ["durable", "attach", "x"], code: 2, says: /exactly one of --socket PATH or --url URL \(or set COLLIE_DURABLE_SOCKET\)/, env: { COLLIE_DURABLE_SOCKET: "" } },
       { args: ["durable", "attach", "x", "--url", "https://a.example"], code: 2, says: /--url needs --token/ },
       { args: ["durable", "attach", "x", "--socket", "/s.sock", "--token", "0123456789abcdef"], code: 2, says: /--token is only for --url/ },
       { args: ["durable", "attach", "--socket", "/s.sock"], code: 2, says: /needs a name/ },
@@ -87,6 +87,20 @@ describe("collie durable attach (D-6)", () => {
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /is not valid JSON/);
     assert.equal(readFileSync(sources, "utf8"), "{ broken");
+  });
+
+  test("without --socket or --url the socket is COLLIE_DURABLE_SOCKET's (S-5), and the output says so", async () => {
+    const dir = tempDir();
+    const sources = join(dir, "sources.json");
+    const socket = join(dir, "agent", "durable.sock");
+    const r = await collie(["durable", "attach", "desk", "--sources", sources], { COLLIE_DURABLE_SOCKET: socket });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split("\n"), [`collie: added desk in ${sources}`, `collie: its socket is ${socket}, from COLLIE_DURABLE_SOCKET`]);
+    assert.deepEqual(read(sources), { durable: [{ name: "desk", socket }] });
+    // --socket still wins over the variable.
+    const given = await collie(["durable", "attach", "desk", "--socket", "/run/given.sock", "--sources", sources], { COLLIE_DURABLE_SOCKET: socket });
+    assert.equal(given.code, 0, given.stderr);
+    assert.deepEqual(read(sources), { durable: [{ name: "desk", socket: "/run/given.sock" }] });
   });
 
   test("a running daemon picks up an attached agent without a restart", async () => {

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, test } from "node:test";
@@ -103,4 +104,28 @@ test("collie serve without sources.json runs the bundled example agent and says 
   proc.kill("SIGTERM");
   const [code] = await once(proc, "exit");
   assert.equal(code, 0, stderr);
+});
+
+test("collie serve with COLLIE_DURABLE_SOCKET set and no sources.json entry for it shows that agent and says so (S-5)", async () => {
+  const dir = tempDir();
+  const socket = join(dir, "durable.sock");
+  await startAgent("desk-agent.ts", ["--socket", socket]);
+  const sources = join(dir, "sources.json");
+  writeFileSync(sources, JSON.stringify({ durable: [] }));
+  const state = join(dir, "state");
+  const proc = collieProcess(["serve", "--sources", sources, "--state-dir", state, "--port", "0"], { COLLIE_DURABLE_SOCKET: socket });
+  serving.push(proc);
+  const out: string[] = [];
+  let stderr = "";
+  proc.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  createInterface({ input: proc.stdout! }).on("line", (l) => out.push(l));
+  await until(() => out.some((l) => l.includes("listening on")), () => `the listening line; stdout ${out.join("\n")}; stderr ${stderr}`);
+  assert.ok(out.includes(`collie: COLLIE_DURABLE_SOCKET is set, so Collie also shows the agent on ${socket} as "durable" (no sources.json entry names that socket).`), out.join("\n"));
+  const listed = await until(async () => {
+    const r = await collie(["agents", "--state-dir", state]);
+    return /^durable\s+ready\s+local\s+\d+ open/m.test(r.stdout) ? r : undefined;
+  }, "the agent on COLLIE_DURABLE_SOCKET listed ready");
+  assert.equal(listed.code, 0);
+  proc.kill("SIGTERM");
+  await once(proc, "exit");
 });

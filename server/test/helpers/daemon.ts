@@ -34,13 +34,14 @@ export class TestDaemon {
     this.logs = logs;
   }
 
-  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number }): Promise<TestDaemon> {
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string }): Promise<TestDaemon> {
     const logs: string[] = [];
     const daemon = await Daemon.create({
       sources: opts.sources,
       stateDir: opts.stateDir ?? ":memory:",
       log: (line) => logs.push(line),
       tuning: opts.tuning ?? { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
+      ...(opts.envSocket !== undefined ? { envSocket: opts.envSocket } : {}),
     });
     const url = await daemon.app.listen({ host: "127.0.0.1", port: opts.port ?? 0 });
     const t = new TestDaemon(daemon, url, logs);

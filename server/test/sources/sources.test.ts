@@ -11,7 +11,7 @@ import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon, writeSources } from "../helpers/daemon.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
-import { loadSources, SourcesError } from "../../src/sources/sources.ts";
+import { envSocketPath, loadSources, SourcesError, withEnvSocket, type AgentSource } from "../../src/sources/sources.ts";
 
 after(async () => {
   await closeAllLive();
@@ -144,5 +144,45 @@ describe("tokens in sources.json (D-1, X-3)", () => {
     assert.throws(() => loadSources(path, {}), /durable\[0\] \(m\)\.token: cannot read .*missing-token-file \(ENOENT\)/);
     writeFileSync(path, JSON.stringify({ durable: [{ name: "u", url: "https://user:pass-0123456789@agent.example", token: "inline-token-0123456789" }] }));
     assert.throws(() => loadSources(path, {}), (err: Error) => /\.url: must not carry credentials/.test(err.message) && !err.message.includes("pass-0123456789"));
+  });
+});
+
+describe("COLLIE_DURABLE_SOCKET, the variable Collie reads too (S-5)", () => {
+  const socketSource = (name: string, path: string): AgentSource => ({ name, endpoint: { kind: "socket", path }, key: `socket:${path}` });
+
+  test("read as an absolute path; unset or empty is none", () => {
+    assert.equal(envSocketPath({ COLLIE_DURABLE_SOCKET: "/run/user/1000/collie/durable.sock" }), "/run/user/1000/collie/durable.sock");
+    assert.equal(envSocketPath({ COLLIE_DURABLE_SOCKET: "rel/durable.sock" }), join(process.cwd(), "rel/durable.sock"));
+    assert.equal(envSocketPath({ COLLIE_DURABLE_SOCKET: "" }), null);
+    assert.equal(envSocketPath({}), null);
+  });
+
+  test("its agent is added as durable unless an entry names that socket; a taken name gets -env", () => {
+    const path = "/run/user/1000/collie/durable.sock";
+    const added = withEnvSocket([socketSource("desk", "/run/desk.sock")], path);
+    assert.deepEqual(added.added, socketSource("durable", path));
+    assert.deepEqual(added.sources.map((s) => s.name), ["desk", "durable"]);
+    const named = withEnvSocket([socketSource("mine", path)], path);
+    assert.equal(named.added, null);
+    assert.deepEqual(named.sources.map((s) => s.name), ["mine"]);
+    assert.equal(withEnvSocket([socketSource("durable", "/run/other.sock")], path).added?.name, "durable-env");
+    assert.equal(withEnvSocket([socketSource("durable", "/a"), socketSource("durable-env", "/b")], path).added?.name, "durable-env-2");
+    assert.deepEqual(withEnvSocket([socketSource("desk", "/a")], null), { sources: [socketSource("desk", "/a")], added: null });
+  });
+
+  test("a daemon shows the agent on it beside sources.json's, and drops it once sources.json names that socket", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "env.sock");
+    await startAgent("desk-agent.ts", ["--socket", socket]);
+    const sources = join(dir, "sources.json");
+    writeSources(sources, { durable: [] });
+    const d = await TestDaemon.start({ sources: { path: sources }, envSocket: socket });
+    const row = await d.waitState("durable", "ready");
+    assert.equal(row.reach, "local");
+    assert.equal(d.daemon.envAgent, "durable");
+    writeSources(sources, { durable: [{ name: "mine", socket }] });
+    await d.waitState("mine", "ready");
+    await until(async () => !(await d.snapshot()).agents.some((a) => a.name === "durable"), "the env agent gives way to the entry");
+    assert.equal(d.daemon.envAgent, null);
   });
 });

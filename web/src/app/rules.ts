@@ -4,9 +4,13 @@
 import { compareConversations, isWaiting, STRINGS } from "@colliepwa/shared";
 import type { AgentSummary, Conversation } from "@colliepwa/shared";
 
-/** Line 2 of an agent's row (P-2, C-1): runtime, self-given name or `durable`, reach, machine. */
+/**
+ * Line 2 of an agent's row (P-2, C-1): its runtime in the specification's sense, the name it gives
+ * itself in hello or `durable`, then reach, then the crew member's machine. The hello's runtime
+ * version (`node 22.23.5`) is not part of the row.
+ */
 export function agentLine2(a: AgentSummary): string {
-  return [a.runtime, a.selfName || STRINGS.selfNameFallback, a.reach === "local" ? STRINGS.local : STRINGS.remote, a.machine]
+  return [a.selfName || STRINGS.selfNameFallback, a.reach === "local" ? STRINGS.local : STRINGS.remote, a.machine]
     .filter((p): p is string => Boolean(p))
     .join(", ");
 }

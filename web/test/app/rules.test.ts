@@ -17,14 +17,14 @@ const conv = (over: Partial<Conversation> = {}): Conversation => ({
 });
 
 describe("an agent's dashboard row (P-2)", () => {
-  it("reads runtime, self-given name and reach on line 2", () => {
-    expect(agentLine2(agent())).toBe("node 22.23.5, pi-durable, local");
+  it("reads the self-given name and reach on line 2, without the runtime version", () => {
+    expect(agentLine2(agent())).toBe("pi-durable, local");
   });
   it("says durable when the agent gives itself no name", () => {
-    expect(agentLine2(agent({ selfName: null, reach: "remote" }))).toBe("node 22.23.5, durable, remote");
+    expect(agentLine2(agent({ selfName: null, reach: "remote" }))).toBe("durable, remote");
   });
   it("adds the crew member's machine after the reach (C-1)", () => {
-    expect(agentLine2(agent({ machine: "workshop" }))).toBe("node 22.23.5, pi-durable, local, workshop");
+    expect(agentLine2(agent({ machine: "workshop" }))).toBe("pi-durable, local, workshop");
   });
   it("shows counts when ready and the state's word otherwise", () => {
     expect(agentRowRight(agent({ counts: { open: 4, waiting: 2 } }))).toEqual({ kind: "counts", open: 4, waiting: 2 });

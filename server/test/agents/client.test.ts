@@ -1,0 +1,33 @@
+/**
+ * An agent's reach (D-3): `local` only for its socket, `http://127.0.0.1` and `http://localhost`;
+ * every other URL is `remote`.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { WIRE_VERSIONS } from "@colliepwa/durable-sdk/wire";
+import { AgentClient, type Endpoint } from "../../src/agents/client.ts";
+
+const TOKEN = "t".repeat(16);
+function reachOf(endpoint: Endpoint): "local" | "remote" {
+  const client = new AgentClient(endpoint, WIRE_VERSIONS);
+  try {
+    return client.reach;
+  } finally {
+    client.close();
+  }
+}
+const url = (href: string): Endpoint => ({ kind: "url", url: new URL(href), token: TOKEN });
+
+describe("an agent's reach (D-3)", () => {
+  test("its socket, http://127.0.0.1 and http://localhost are local", () => {
+    assert.equal(reachOf({ kind: "socket", path: "/run/user/1000/collie/durable.sock" }), "local");
+    assert.equal(reachOf(url("http://127.0.0.1:7790")), "local");
+    assert.equal(reachOf(url("http://localhost:7790")), "local");
+    assert.equal(reachOf(url("http://LOCALHOST")), "local");
+  });
+  test("every other URL is remote: https to this machine, [::1], other loopback addresses, other hosts", () => {
+    for (const href of ["https://localhost:7790", "https://127.0.0.1:7790", "http://[::1]:7790", "https://[::1]", "http://127.0.0.2", "https://desk.example.net", "http://localhost.example.net"]) {
+      assert.equal(reachOf(url(href)), "remote", href);
+    }
+  });
+});
