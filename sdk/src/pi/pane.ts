@@ -324,8 +324,13 @@ class PiWiring {
     const entryId = lastAssistantEntry(session);
     if (entryId !== undefined && session.getLeafId() !== entryId) session.branch(entryId);
     this.#replayed = waiting.message;
+    // Pi hands a run the streamFn it had at the start, so the replay answers the first model call
+    // of this run and passes every later one to the agent's own.
     const original = agent.streamFn;
+    let replayed = false;
     agent.streamFn = async (...args) => {
+      if (replayed) return original(...args);
+      replayed = true;
       agent.streamFn = original;
       const { createAssistantMessageEventStream } = await import("@mariozechner/pi-ai");
       const stream = createAssistantMessageEventStream();
