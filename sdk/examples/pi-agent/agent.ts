@@ -20,6 +20,7 @@ export interface PiAgentOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+const NEW_SESSION = "New session";
 const SYSTEM_PROMPT = "You are a coding agent. Read files with read_file; run shell commands with bash. Be brief.";
 
 export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Collie; model: string }> {
@@ -57,14 +58,25 @@ export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Coll
     sessions.set(id, session);
     const firstUser = session.buildSessionContext().messages.find((m) => m.role === "user");
     const firstText = typeof firstUser?.content === "string" ? firstUser.content : firstUser?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
-    return piPane(tab, agent, {
+    const named = session.getSessionName() ?? firstText;
+    const pane = piPane(tab, agent, {
       id,
-      title: session.getSessionName() ?? firstText ?? "New session",
+      title: named ?? NEW_SESSION,
       cwd,
       session,
       risky: (call) => call.toolName === "bash",
       approval: (call) => ({ title: `${call.toolName} wants to run`, push: { line: `${call.toolName} needs a yes` } }),
     });
+    // A new session takes its first message as its title, as the history row does.
+    if (named === undefined) {
+      const stop = agent.subscribe((event) => {
+        if (event.type !== "message_end" || event.message.role !== "user" || pane.closed) return;
+        const text = typeof event.message.content === "string" ? event.message.content : event.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
+        if (pane.title === NEW_SESSION && text.trim()) pane.setTitle(text);
+        stop();
+      });
+    }
+    return pane;
   }
 
   // The newest session goes on where it stopped: a card it was waiting on comes back (S-23).

@@ -47,9 +47,9 @@ function answer(context: Context): AssistantMessage {
   const last = context.messages.at(-1);
   if (last?.role === "toolResult") {
     const output = last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
-    if (last.isError) return fauxAssistantMessage(`\`${last.toolName}\` did not run: ${output}`);
+    if (last.isError) return fauxAssistantMessage(`${last.toolName} did not run: ${output}`);
     const shown = output.split("\n").slice(0, 20).join("\n");
-    return fauxAssistantMessage(`\`${last.toolName}\` returned:\n\n\`\`\`\n${shown}\n\`\`\``);
+    return fauxAssistantMessage(`${last.toolName} returned:\n${shown}`);
   }
   const said = last?.role === "user" ? (typeof last.content === "string" ? last.content : last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ")) : "";
   const read = /^\s*(?:read|show|cat)\s+(\S+)/i.exec(said);
@@ -58,6 +58,6 @@ function answer(context: Context): AssistantMessage {
   if (run) return fauxAssistantMessage([fauxThinking("That needs the shell, so the phone is asked first."), fauxToolCall("bash", { command: run[1]!.trim() })], { stopReason: "toolUse" });
   return fauxAssistantMessage([
     fauxThinking("No file and no command in the message."),
-    fauxText("I am a scripted Pi model. Try `read README.md`, or `run ls -la` (that one asks your phone first)."),
+    fauxText('I am a scripted Pi model. Try "read README.md", or "run ls -la" (that one asks your phone first).'),
   ]);
 }

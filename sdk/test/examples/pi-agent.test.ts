@@ -86,6 +86,7 @@ describe("examples/pi-agent (S-35)", () => {
     assert.equal(read.name, "read_file");
     assert.equal(read.status, "done");
     assert.match(read.output!, /It makes widgets/);
+    assert.equal((await phone.layout()).panes[0]!.title, "read README.md", "a new session takes its first message as its title");
 
     await phone.send(paneId, "run echo hello from the shell", { requestId: "r-2" });
     const ask = (await phone.waitForAsk({ paneId, timeoutMs: 15_000 })) as PermissionAsk;
@@ -93,7 +94,7 @@ describe("examples/pi-agent (S-35)", () => {
     assert.equal(ask.tool?.call, 'bash(command: "echo hello from the shell")');
     await phone.answer(ask, { kind: "permission", optionId: ask.options.find((o) => o.kind === "allow")!.id }, { requestId: "tap-1" });
     await watch.until((events) => events.some((e) => e.type === "item" && e.item.id === ask.itemId && e.item.kind === "tool" && e.item.status === "done"));
-    await watch.until((events) => lastState(events, paneId) === "idle" && events.some((e) => e.type === "item" && e.item.kind === "reply" && !e.item.partial && e.item.text.includes("hello from the shell")));
+    await watch.until((events) => lastState(events, paneId) === "idle" && events.some((e) => e.type === "item" && e.item.kind === "reply" && !e.item.partial && e.item.text === "bash returned:\nhello from the shell"));
   });
 
   it("saves the session in the sessions folder and serves it as history", async () => {
