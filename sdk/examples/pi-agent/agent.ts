@@ -27,6 +27,7 @@ export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Coll
   const { cwd, sessionDir } = opts;
   const chosen = chooseModel(opts.env);
   const sessions = new Map<string, SessionManager>();
+  const agents = new Map<string, Agent>();
 
   const collie = await openCollie({
     ...(opts.socket ? { socket: opts.socket } : {}),
@@ -45,6 +46,15 @@ export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Coll
       onRename: ({ ref, title }) => {
         if (ref.kind === "pane") sessions.get(ref.pane.id)?.appendSessionInfo(title);
       },
+      // Closing a conversation stops its run: nobody is looking at it any more (S-30).
+      onClose: async ({ ref }) => {
+        const panes = ref.kind === "pane" ? [ref.pane] : ref.kind === "tab" ? [...ref.tab.panes.values()] : [...ref.workspace.tabs.values()].flatMap((t) => [...t.panes.values()]);
+        await Promise.all(panes.map((pane) => {
+          const agent = agents.get(pane.id);
+          agent?.abort();
+          return agent?.waitForIdle();
+        }));
+      },
     },
   });
   const tab = collie.workspace("pi", { title: "Pi" }).tab("sessions", { title: "Sessions" });
@@ -56,6 +66,7 @@ export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Coll
     });
     const id = session.getSessionId();
     sessions.set(id, session);
+    agents.set(id, agent);
     const firstUser = session.buildSessionContext().messages.find((m) => m.role === "user");
     const firstText = typeof firstUser?.content === "string" ? firstUser.content : firstUser?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ");
     const named = session.getSessionName() ?? firstText;

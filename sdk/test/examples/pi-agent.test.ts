@@ -114,6 +114,22 @@ describe("examples/pi-agent (S-35)", () => {
     assert.equal(layout.panes.length, 2);
   });
 
+  it("stops a session's run when the phone closes it, and lists it closed", async () => {
+    await phone.send(paneId, "run echo never", { requestId: "r-3" });
+    const ask = await phone.waitForAsk({ paneId, timeoutMs: 15_000 });
+    const closed = await phone.close({ kind: "pane", id: paneId }, { requestId: "c-1" });
+    assert.equal(closed.status, 200);
+    assert.ok(!(await phone.layout()).panes.some((p) => p.id === paneId));
+    const late = await phone.answer(ask, { kind: "permission", optionId: "allow" }, { requestId: "tap-9" });
+    assert.notEqual(late.status, 200, "the closed card takes no answer");
+    const row = (await phone.history()).body.rows.find((r) => r.id === paneId)!;
+    assert.equal(row.state, "closed");
+    const items = await phone.historyItems(paneId);
+    const tools = items.body.items.filter((i): i is ToolItem => i.kind === "tool");
+    assert.equal(tools.at(-1)!.status, "denied", "the run stopped before the command ran");
+    assert.ok(!tools.some((t) => t.output?.includes("never")));
+  });
+
   it("refuses to start with a provider but no model", async () => {
     const started = start(["--socket", join(tempDir("collie-pia-"), "x.sock")], { PI_PROVIDER: "anthropic" });
     await assert.rejects(started.first, /PI_MODEL/);

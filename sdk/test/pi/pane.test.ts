@@ -9,6 +9,7 @@ import { askIdFor } from "../../src/core/ids.ts";
 import { piPane, PI_HARNESS, PI_HOST_NAME } from "../../src/pi/index.ts";
 import type { Item, PermissionAsk, ToolItem } from "../../src/wire/types.ts";
 import { openRig, type Rig } from "../helpers/agent.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { EventWatch, fauxModel, lastState, piAgent, piTools } from "./rig.ts";
 
 const toolUse = (call: ReturnType<typeof fauxToolCall>) => fauxAssistantMessage([call], { stopReason: "toolUse" });
@@ -25,8 +26,8 @@ describe("piPane (S-35)", () => {
     rig = faux = undefined;
   });
 
-  async function setup(responses: Parameters<typeof fauxModel>[0], opts: { tokensPerSecond?: number } = {}) {
-    rig = await openRig({ hostName: PI_HOST_NAME });
+  async function setup(responses: Parameters<typeof fauxModel>[0], opts: { tokensPerSecond?: number; clock?: ManualClock } = {}) {
+    rig = await openRig({ hostName: PI_HOST_NAME, ...(opts.clock ? { clock: opts.clock } : {}) });
     faux = fauxModel(responses, opts);
     const tools = piTools();
     const agent = piAgent(faux, [tools.bash, tools.readFile, tools.wait]);
@@ -177,6 +178,49 @@ describe("piPane (S-35)", () => {
     await agent.waitForIdle();
     assert.ok(!watch.items("s-1").some((i) => i.kind === "reply"), "Pi wrote no reply after the stop");
     void faux;
+  });
+
+  it("blocks the call when the phone stops the run while its card is open", async () => {
+    const { agent, tab, watch, phone, tools } = await setup([toolUse(fauxToolCall("bash", { command: "make deploy" })), fauxAssistantMessage("never")]);
+    const pane = piPane(tab, agent, { id: "s-1", risky: (c) => c.toolName === "bash" });
+    await watch.prime();
+    await phone.send("s-1", "Deploy", { requestId: "r-1" });
+    const ask = await phone.waitForAsk({ paneId: "s-1" });
+    const stopped = await phone.stop("s-1", pane.turnId, { requestId: "r-2" });
+    assert.equal(stopped.status, 200);
+    assert.equal(agent.state.isStreaming, false);
+    await watch.until((events) => events.some((e) => e.type === "item" && e.item.kind === "notice" && e.item.stopped === true));
+    assert.deepEqual(tools.ran, []);
+    assert.equal(pane.openAsks, 0);
+    assert.ok(watch.events.some((e) => e.type === "ask-closed" && e.askId === ask.id && e.decidedBy === "program"));
+    assert.ok(!watch.items("s-1").some((i) => i.kind === "notice" && i.text.startsWith("Decided in the durable agent")), "a stop from the phone leaves no Decided line (P-16)");
+    const tool = watch.latest("s-1").find((i): i is ToolItem => i.kind === "tool")!;
+    assert.equal(tool.status, "denied");
+    assert.ok(!watch.items("s-1").some((i) => i.kind === "reply"));
+  });
+
+  it("blocks the call when its card times out, and Pi goes on with the reason", async () => {
+    const clock = new ManualClock(Date.now());
+    let seen: Context | undefined;
+    const { agent, tab, watch, phone, tools } = await setup([
+      toolUse(fauxToolCall("bash", { command: "make deploy" })),
+      (context) => {
+        seen = context;
+        return fauxAssistantMessage("Nobody answered, so I did not deploy.");
+      },
+    ], { clock });
+    piPane(tab, agent, { id: "s-1", risky: (c) => c.toolName === "bash", timeoutMs: 120_000 });
+    await watch.prime();
+    await phone.send("s-1", "Deploy", { requestId: "r-1" });
+    const ask = await phone.waitForAsk({ paneId: "s-1" });
+    assert.equal(Date.parse(ask.expiresAt!), clock.now() + 120_000);
+    clock.advance(120_000);
+    await agent.waitForIdle();
+    assert.deepEqual(tools.ran, []);
+    const result = seen!.messages.find((m) => m.role === "toolResult");
+    assert.ok(result && result.role === "toolResult" && result.isError);
+    assert.deepEqual(result.content, [{ type: "text", text: "bash was not run: nobody answered in time." }]);
+    await watch.until((events) => events.some((e) => e.type === "item" && e.item.kind === "notice" && e.item.text === "Timed out before an answer: bash wants to run"));
   });
 
   it("steers the running agent: the text reaches Pi before its next model call", async () => {
