@@ -103,7 +103,7 @@ class PiWiring {
   readonly #timeoutMs: number;
   /** `Always allow` answers, per tool, for this pane alone (S-27). */
   readonly #alwaysAllowed = new Set<string>();
-  /** Tool calls the phone refused: their items end `denied`. */
+  /** Tool calls not allowed (Deny, a stop, a timeout, a closed pane): their items end `denied`. */
   readonly #denied = new Set<string>();
   /** Running tool items by tool call id. */
   readonly #tools = new Map<string, ToolItem>();
