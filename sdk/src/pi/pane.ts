@@ -230,9 +230,12 @@ class PiWiring {
           if (text.length > 0) pane.item({ kind: "user", text });
         }
         break;
-      case "message_update":
-        if (isAssistant(event.message)) this.#showBlocks(event.message, true);
+      case "message_update": {
+        // Only text and thinking grow on the phone; a tool call shows once it runs.
+        const kind = event.assistantMessageEvent.type;
+        if (isAssistant(event.message) && (kind.startsWith("text_") || kind.startsWith("thinking_"))) this.#showBlocks(event.message, true);
         break;
+      }
       case "message_end":
         if (isAssistant(event.message)) {
           this.#showBlocks(event.message, false);
