@@ -19,6 +19,7 @@ const ENTRIES: Record<string, string[]> = {
   "@colliepwa/durable-sdk/core": ["createCore", "MemoryReceiptStore", "SqliteReceiptStore", "askIdFor", "Refusal"],
   "@colliepwa/durable-sdk/wire": ["WIRE_VERSION", "WIRE_ERRORS", "ROUTES", "parseEventsPage", "parseHello", "MESSAGE_CHECKERS"],
   "@colliepwa/durable-sdk/testing": ["connectPhone", "FakePhone"],
+  "@colliepwa/durable-sdk/pi": ["piPane", "piHistory", "PI_HARNESS", "PI_HOST_NAME"],
 };
 
 describe("the published package (S-1, S-2)", () => {
@@ -34,7 +35,7 @@ describe("the published package (S-1, S-2)", () => {
     assert.equal(pkg.engines?.bun, ">=1.4", "S-3: Node 22.19 or newer, or Bun 1.4 or newer");
   });
 
-  it("exports the root, ./core, ./wire and ./testing, each with compiled JS and types", () => {
+  it("exports the root, ./core, ./wire, ./testing and ./pi, each with compiled JS and types", () => {
     for (const name of Object.keys(ENTRIES)) {
       const key = name === SDK_NAME ? "." : `.${name.slice(SDK_NAME.length)}`;
       const entry = pkg.exports[key];

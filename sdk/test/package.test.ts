@@ -1,7 +1,8 @@
 /**
  * S-3: the SDK has zero runtime dependencies. package.json declares none (optional peers of `./pi`
  * excepted), and nothing under sdk/src imports anything but `node:` builtins and relative files
- * inside sdk/src.
+ * inside sdk/src — except sdk/src/pi, which may import exactly those optional peers. Every entry
+ * point but `./pi` reaches only `node:` builtins, so an agent that never imports `./pi` needs none.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,6 +13,9 @@ import { fileURLToPath } from "node:url";
 
 const SDK = fileURLToPath(new URL("../", import.meta.url));
 const SRC = join(SDK, "src");
+const PI = join(SRC, "pi");
+/** The optional peers `./pi` is built on (S-3, S-35), and the only packages sdk/src/pi may import. */
+export const PI_PEERS = ["@mariozechner/pi-agent-core", "@mariozechner/pi-ai", "@mariozechner/pi-coding-agent"];
 
 /** Comments out, strings kept: a doc example such as `import x from "pkg"` in a comment is not an import. */
 const COMMENT_OR_STRING = /("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
@@ -48,9 +52,11 @@ export function findImports(source: string): ImportFound[] {
   return found.sort((a, b) => a.line - b.line);
 }
 
-/** Why a specifier is not allowed in sdk/src, or null. */
+/** Why a specifier is not allowed in sdk/src, or null. Files under `<srcRoot>/pi` may also import the Pi peers. */
 export function importViolation(specifier: string, fromFile: string, srcRoot: string): string | null {
   if (specifier.startsWith("node:")) return isBuiltin(specifier) ? null : `${specifier} is not a Node builtin`;
+  const piRoot = join(srcRoot, "pi");
+  if (PI_PEERS.includes(specifier) && fromFile.startsWith(piRoot + sep)) return null;
   if (specifier.startsWith("./") || specifier.startsWith("../")) {
     const target = resolve(dirname(fromFile), specifier);
     return target === srcRoot || target.startsWith(srcRoot + sep) ? null : `${specifier} leaves sdk/src (not shipped in dist)`;
@@ -65,6 +71,22 @@ function sourceFiles(dir: string): string[] {
     if (entry.isDirectory()) return sourceFiles(path);
     return /\.(?:[cm]?ts|[cm]?js|tsx|jsx)$/.test(entry.name) ? [path] : [];
   });
+}
+
+/** Every file reached from `entry` through relative imports, and every other specifier they import. */
+function importGraph(entry: string): { files: string[]; specifiers: string[] } {
+  const files = new Set<string>();
+  const specifiers: string[] = [];
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const imp of findImports(readFileSync(file, "utf8"))) {
+      if (imp.specifier.startsWith("./") || imp.specifier.startsWith("../")) visit(resolve(dirname(file), imp.specifier));
+      else specifiers.push(imp.specifier);
+    }
+  };
+  visit(entry);
+  return { files: [...files], specifiers };
 }
 
 describe("sdk/package.json (S-3)", () => {
@@ -82,6 +104,10 @@ describe("sdk/package.json (S-3)", () => {
       const v = pkg[field];
       assert.ok(v === undefined || v === false || (Array.isArray(v) && v.length === 0), `${field} must be empty`);
     }
+  });
+
+  test("has exactly the Pi packages as peers, for ./pi", () => {
+    assert.deepEqual(names("peerDependencies").sort(), [...PI_PEERS].sort());
   });
 
   test("marks every peer dependency optional", () => {
@@ -108,6 +134,25 @@ describe("imports under sdk/src (S-3)", () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  test("every entry point but ./pi reaches only node: builtins (an agent without Pi installs nothing)", () => {
+    const exportsMap = JSON.parse(readFileSync(join(SDK, "package.json"), "utf8")).exports as Record<string, Record<string, string> | string>;
+    const entries = Object.entries(exportsMap).filter(([key, v]) => key !== "./pi" && typeof v === "object");
+    assert.ok(entries.length >= 4, "the root, ./core, ./wire and ./testing are checked");
+    for (const [key, v] of entries) {
+      const reached = importGraph(join(SDK, (v as Record<string, string>)["collie-source"]!));
+      const packages = reached.specifiers.filter((s) => !s.startsWith("node:"));
+      assert.deepEqual(packages, [], `${key} imports packages`);
+      assert.deepEqual(reached.files.filter((f) => f.startsWith(PI + sep)), [], `${key} reaches sdk/src/pi`);
+    }
+  });
+
+  test("./pi imports no package but the Pi peers", () => {
+    const reached = importGraph(join(PI, "index.ts"));
+    const packages = [...new Set(reached.specifiers.filter((s) => !s.startsWith("node:")))].sort();
+    assert.ok(packages.length > 0, "./pi is built on the Pi packages");
+    assert.deepEqual(packages.filter((p) => !PI_PEERS.includes(p)), []);
   });
 
   test("the wire module's files import one another (the scan sees real imports)", () => {
@@ -179,5 +224,17 @@ describe("the import scanner itself", () => {
     assert.match(importViolation("../../../server/src/x.ts", from, SRC)!, /leaves sdk\/src/);
     assert.match(importViolation("../../test/fixtures/load.ts", from, SRC)!, /leaves sdk\/src/);
     assert.match(importViolation("<computed: name>", from, SRC)!, /zero runtime dependencies/);
+  });
+
+  test("lets only sdk/src/pi import the Pi peers, and nothing else", () => {
+    const fromPi = join(SRC, "pi", "pane.ts");
+    const fromCore = join(SRC, "core", "core.ts");
+    for (const peer of PI_PEERS) {
+      assert.equal(importViolation(peer, fromPi, SRC), null);
+      assert.match(importViolation(peer, fromCore, SRC)!, /zero runtime dependencies/);
+    }
+    assert.match(importViolation("@mariozechner/pi-tui", fromPi, SRC)!, /zero runtime dependencies/);
+    assert.match(importViolation("zod", fromPi, SRC)!, /zero runtime dependencies/);
+    assert.match(importViolation("@mariozechner/pi-ai", join(SRC, "pilot", "x.ts"), SRC)!, /zero runtime dependencies/);
   });
 });

@@ -52,6 +52,15 @@ export interface ApprovalOptions {
   itemId?: string;
   /** Also offer `Always allow` (only where the core allows it, S-27). */
   offerAlways?: boolean;
+  /**
+   * Where `Always allow` is remembered; default the core's set, shared by every pane. A caller
+   * that keeps it per conversation (`./pi` does) passes its own set.
+   */
+  alwaysAllowed?: Set<string>;
+  /** The card's words, when the caller has its own (S-35: `./pi` takes them as options); default as S-25. */
+  title?: string;
+  reason?: string;
+  push?: { title?: string; line?: string };
 }
 
 /** What `requireApproval` returns; it never throws for deny, timeout, stop or abort (S-25). */
@@ -77,8 +86,9 @@ export async function requireApproval(toolName: string, args: unknown, opts: App
   if (!pane || typeof pane.ask !== "function") throw new TypeError("requireApproval needs a pane");
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs ${timeoutMs} must be a positive number of milliseconds`);
   const host = pane.host;
+  const alwaysAllowed = opts.alwaysAllowed ?? host.alwaysAllowed;
   const askIdOf = () => pane.askIdFor(toolCallId);
-  if (host.alwaysAllowed.has(toolName)) {
+  if (alwaysAllowed.has(toolName)) {
     return { approved: true, decidedBy: "program", decidedAt: new Date(host.clock.now()).toISOString(), askId: askIdOf(), alwaysAllowed: true };
   }
   const view = argumentsView(args);
@@ -90,10 +100,10 @@ export async function requireApproval(toolName: string, args: unknown, opts: App
       kind: "permission",
       toolCallId,
       itemId: opts.itemId ?? toolCallId,
-      title: `${toolName} wants to run`,
+      title: opts.title ?? `${toolName} wants to run`,
       tool: { name: toolName, call: callSummary(toolName, args) },
-      ...(view.length > 0 ? { reason: view.join("\n") } : {}),
-      push: { line: `${toolName} needs a yes` },
+      ...(opts.reason !== undefined ? { reason: opts.reason } : view.length > 0 ? { reason: view.join("\n") } : {}),
+      push: opts.push ?? { line: `${toolName} needs a yes` },
       expiresAt: new Date(host.clock.now() + timeoutMs),
       options,
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -101,7 +111,7 @@ export async function requireApproval(toolName: string, args: unknown, opts: App
     const decidedAt = new Date(host.clock.now()).toISOString();
     const kind = answer.kind === "permission" ? answer.optionKind : "deny";
     if (kind === "allow-always") {
-      host.alwaysAllowed.add(toolName);
+      alwaysAllowed.add(toolName);
       return { approved: true, decidedBy: "phone", decidedAt, askId: askIdOf(), allowAlways: true };
     }
     return { approved: kind === "allow", decidedBy: "phone", decidedAt, askId: askIdOf() };

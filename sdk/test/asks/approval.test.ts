@@ -88,6 +88,24 @@ describe("requireApproval (S-25)", () => {
     assert.ok(!Number.isNaN(Date.parse(result.decidedAt)));
   });
 
+  it("takes the card's words and the set that remembers Always allow from the caller", async () => {
+    const toolCallId = nextCall();
+    const mine = new Set<string>();
+    const approval = requireApproval("deploy", { env: "prod" }, {
+      pane, toolCallId, timeoutMs: 600_000, offerAlways: true, alwaysAllowed: mine,
+      title: "Ship it to prod?", reason: "Friday, 17:40", push: { title: "Deploy", line: "prod deploy waits" },
+    });
+    const ask = (await rig.phone.waitForAsk({ where: (a) => a.toolCallId === toolCallId })) as PermissionAsk;
+    assert.equal(ask.title, "Ship it to prod?");
+    assert.equal(ask.reason, "Friday, 17:40");
+    assert.deepEqual(ask.push, { title: "Deploy", line: "prod deploy waits" });
+    assert.deepEqual(ask.tool, { name: "deploy", call: 'deploy(env: "prod")' }, "the tool line still comes from the call");
+    await rig.phone.answer(ask, { kind: "permission", optionId: ask.options.find((o) => o.kind === "allow-always")!.id });
+    assert.equal((await approval).allowAlways, true);
+    assert.deepEqual([...mine], ["deploy"]);
+    assert.equal(pane.host.alwaysAllowed.has("deploy"), false, "the core's own set is left alone");
+  });
+
   it("returns approved: false on Deny without throwing", async () => {
     const toolCallId = nextCall();
     const approval = requireApproval("refund", { order: "1" }, { pane, toolCallId, timeoutMs: 600_000 });
