@@ -221,7 +221,7 @@ class PiWiring {
     if (pane.closed) return;
     switch (event.type) {
       case "agent_start":
-        if (!this.#turnBegun || pane.state === "idle") this.#beginTurn();
+        if (!this.#turnBegun || pane.currentState() === "idle") this.#beginTurn();
         break;
       case "message_start":
         if (isAssistant(event.message)) this.#streaming = { key: randomId("m-"), shown: new Set() };

@@ -61,7 +61,7 @@ describe("piPane (S-35)", () => {
     const kinds = watch.latest("s-2041").map((i) => i.kind);
     assert.deepEqual(kinds, ["user", "thinking", "reply"], "the echo first, then the thinking, then the reply");
     assert.equal((watch.latest("s-2041")[0] as { requestId?: string }).requestId, "r-1");
-    assert.equal(pane.state, "idle");
+    assert.equal(pane.currentState(), "idle");
   });
 
   it("raises a card for a risky call, runs nothing until Allow, then runs it exactly once", async () => {
@@ -84,7 +84,7 @@ describe("piPane (S-35)", () => {
     const running = watch.latest("s-2041").find((i): i is ToolItem => i.kind === "tool")!;
     assert.equal(ask.itemId, running.id, "the card sits under its tool line");
     assert.equal(running.status, "running");
-    assert.equal(pane.state, "waiting");
+    assert.equal(pane.currentState(), "waiting");
     assert.deepEqual(tools.ran, [], "nothing ran before the answer");
 
     const answered = await phone.answer(ask, { kind: "permission", optionId: allowId(ask, "allow") }, { requestId: "tap-1" });
@@ -172,7 +172,7 @@ describe("piPane (S-35)", () => {
     assert.equal(stopped.status, 200);
     assert.equal(agent.state.isStreaming, false, "the run ended before the stop was answered");
     await watch.until((events) => events.some((e) => e.type === "item" && e.item.kind === "notice" && e.item.stopped === true));
-    assert.equal(pane.state, "idle");
+    assert.equal(pane.currentState(), "idle");
     const tool = watch.latest("s-1").find((i): i is ToolItem => i.kind === "tool")!;
     assert.equal(tool.status, "failed");
     await agent.waitForIdle();
@@ -264,7 +264,7 @@ describe("piPane (S-35)", () => {
     await agent.waitForIdle();
     const replies = watch.latest("s-1").filter((i) => i.kind === "reply").map((i) => (i as { text: string }).text);
     assert.deepEqual(replies, ["Installed.", "And the lockfile is committed."]);
-    assert.equal(pane.state, "idle");
+    assert.equal(pane.currentState(), "idle");
   });
 
   it("keeps the agent's own beforeToolCall: it runs first and its block stands", async () => {
