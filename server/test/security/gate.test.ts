@@ -95,6 +95,7 @@ describe("the gate decides on the matched route, never on the URL text (X-1)", (
       }
     }
     assert.ok(tried > routes.length * 30, `tried ${tried}`);
+    console.log(`# SECURITY gate-odd-paths routes=${routes.length} tried=${tried} statuses=${[...statuses].sort().map(([k, v]) => `${k}:${v}`).join(",")} passed=0`);
     assert.ok((statuses.get(401) ?? 0) > 0 && (statuses.get(404) ?? 0) > 0, `statuses: ${JSON.stringify([...statuses])}`);
   });
 
