@@ -4,6 +4,7 @@
  * their request ids whenever the connection comes back (P-26).
  */
 import { Api } from "./api.ts";
+import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
 import { PhoneStore } from "./store.ts";
@@ -47,6 +48,8 @@ export class Phone {
     await this.outbox.load();
     if (!(await this.checkPaired())) return;
     this.live.start();
+    // Push stays on for a phone that had it on: its subscription is registered again for this device.
+    if (typeof window !== "undefined" && "serviceWorker" in navigator) void renewPush(browserPushEnv(this.api));
     if (typeof window !== "undefined") window.addEventListener("online", () => this.live.retryNow());
   }
 

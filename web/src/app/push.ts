@@ -134,6 +134,17 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
   return "on";
 }
 
+/**
+ * Registers this device's subscription with Collie again when push is on here (at app start): a
+ * subscription belongs to the device that made it, and Collie drops any it cannot tie to a paired
+ * device, so a phone that had push on keeps it. Never asks for permission; failures stay silent
+ * (the Settings switch shows where the device stands).
+ */
+export async function renewPush(env: PushEnv): Promise<void> {
+  if ((await pushState(env).catch(() => "unsupported" as const)) !== "on") return;
+  await turnPushOn(env).catch(() => undefined);
+}
+
 /** Turns push off: unsubscribes in the browser and tells the daemon to forget this device. */
 export async function turnPushOff(env: PushEnv): Promise<PushState> {
   const manager = await pushManager(env);

@@ -9,7 +9,7 @@ import { Api } from "../../src/app/api.ts";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { Phone } from "../../src/app/phone.ts";
 import { PhoneContext } from "../../src/app/react.ts";
-import { fromBase64Url, PUSH_WORDS, PushError, pushState, turnPushOff, turnPushOn, type PushEnv } from "../../src/app/push.ts";
+import { fromBase64Url, PUSH_WORDS, PushError, pushState, renewPush, turnPushOff, turnPushOn, type PushEnv } from "../../src/app/push.ts";
 import { PushSetting } from "../../src/features/dashboard/PushSetting.tsx";
 
 afterEach(() => cleanup());
@@ -87,6 +87,27 @@ function reset() {
   fake.subscribeCalls = [];
   fake.failSubscribe = null;
 }
+
+describe("renewing at app start", () => {
+  test("push on here: the same subscription is registered again, with no permission prompt", async () => {
+    reset();
+    const { env: e, calls } = env({ permission: "granted" });
+    fake.current = new FakeSubscription("https://push.example.net/send/kept", fromBase64Url(KEY));
+    await renewPush(e);
+    expect(fake.subscribeCalls).toHaveLength(0);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["GET /api/push/key", "POST /api/push/subscriptions"]);
+  });
+
+  test("push off or not granted: nothing is asked and nothing is sent", async () => {
+    reset();
+    const off = env({ permission: "granted" });
+    await renewPush(off.env);
+    const notAsked = env({ permission: "default" });
+    await renewPush(notAsked.env);
+    expect([...off.calls, ...notAsked.calls]).toEqual([]);
+    expect(fake.subscribeCalls).toHaveLength(0);
+  });
+});
 
 describe("turning push on", () => {
   test("asks for permission, subscribes with Collie's key and registers the subscription", async () => {
