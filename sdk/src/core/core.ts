@@ -345,6 +345,13 @@ export class DurableCore implements PaneHost {
     if (!Number.isInteger(wait) || wait < 0 || wait > LIMITS.maxWaitMs) {
       throw new HttpError(error("bad-request", `wait must be an integer from 0 to ${LIMITS.maxWaitMs}`));
     }
+    // viewItems (W-3): a reader that mirrors only a tail of each pane asks for views cut to it;
+    // it reads a whole view with GET /panes/:pane when it needs one.
+    const viewItemsParam = url.searchParams.get("viewItems");
+    const viewItems = viewItemsParam === null ? LIMITS.viewItems : Number(viewItemsParam);
+    if (!Number.isInteger(viewItems) || viewItems < 1 || viewItems > LIMITS.viewItems) {
+      throw new HttpError(error("bad-request", `viewItems must be an integer from 1 to ${LIMITS.viewItems}`));
+    }
     const after = this.log.parseCursor(url.searchParams.get("after"));
     if (after !== null && wait > 0) {
       // Long-poll (W-3): hold the reply until the next change, or until the reader goes away.
@@ -359,14 +366,14 @@ export class DurableCore implements PaneHost {
     }
     if (after === null) {
       const panes = [...this.panes.values()];
-      return { cursor: this.log.cursor(), reset: true, layout: this.layout(), views: panes.map((p) => p.view()), events: [] };
+      return { cursor: this.log.cursor(), reset: true, layout: this.layout(), views: panes.map((p) => p.view(viewItems)), events: [] };
     }
     const read = this.log.read(after);
     const page: EventsPage = { cursor: this.log.cursor(read.seq), reset: false, views: [], events: read.events };
     if (read.layoutChanged) page.layout = this.layout();
     for (const id of read.viewPanes) {
       const pane = this.panes.get(id);
-      if (pane) page.views.push(pane.view());
+      if (pane) page.views.push(pane.view(viewItems));
     }
     return page;
   }

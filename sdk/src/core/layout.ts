@@ -527,8 +527,11 @@ export class Pane {
    * those the SDK writes itself: `user-<requestId>` echoes, `stopped-<turnId>` notes and
    * `ask-closed-<askId>` lines) and the open asks. An agent that keeps its own history reads here.
    */
-  view(): PaneView {
-    return { pane: this.summary(), items: [...this.#items.values()], itemsCut: this.#itemsCut, asks: this.asks };
+  /** The pane's whole view, or only its newest `maxItems` items (`viewItems` of an events read, W-3). */
+  view(maxItems: number = LIMITS.viewItems): PaneView {
+    const all = [...this.#items.values()];
+    const items = all.length > maxItems ? all.slice(all.length - maxItems) : all;
+    return { pane: this.summary(), items, itemsCut: this.#itemsCut || items.length < all.length, asks: this.asks };
   }
 
   /** @internal finds an action by id. */

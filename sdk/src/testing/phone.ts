@@ -103,11 +103,12 @@ export class FakePhone {
     return ok(await this.#get<PaneViewPage>("pane", { pane: paneId }));
   }
   /** One events read; `after` defaults to where the last read ended. */
-  async events(opts: { after?: string | null; wait?: number } = {}): Promise<EventsPage> {
+  async events(opts: { after?: string | null; wait?: number; viewItems?: number } = {}): Promise<EventsPage> {
     const after = opts.after === undefined ? this.#cursor : opts.after ?? undefined;
     const q = new URLSearchParams();
     if (after) q.set("after", after);
     if (opts.wait) q.set("wait", String(opts.wait));
+    if (opts.viewItems !== undefined) q.set("viewItems", String(opts.viewItems));
     const page = ok(await this.#get<EventsPage>("events", {}, q.size ? `?${q}` : ""));
     this.#cursor = page.cursor;
     return page;

@@ -30,6 +30,24 @@ describe("events after a cursor (W-2, W-3)", () => {
     assert.match(page.cursor, new RegExp(`^${hello.instance}\\.\\d+$`));
   });
 
+  it("cuts every view of a page to its newest `viewItems` items, marked itemsCut; the pane read stays whole", async () => {
+    const pane = rig.collie.workspace("w", { title: "W" }).tab("t").pane("cut");
+    for (let i = 0; i < 12; i++) pane.item({ id: `n${i}`, kind: "notice", text: `note ${i}` });
+    const page = await rig.phone.events({ after: null, viewItems: 5 });
+    const view = page.views.find((v) => v.pane.id === "cut")!;
+    assert.deepEqual(view.items.map((i) => i.id), ["n7", "n8", "n9", "n10", "n11"]);
+    assert.equal(view.itemsCut, true);
+    const short = page.views.find((v) => v.pane.id === "p2");
+    assert.equal(short?.itemsCut, false, "a view within the limit is not marked");
+    const whole = await rig.phone.pane("cut");
+    assert.equal(whole.items.length, 12);
+    assert.equal(whole.itemsCut, false);
+    for (const bad of ["0", "2001", "x", "1.5"]) {
+      const r = await rig.phone.request("GET", `/durable/v1/events?viewItems=${bad}`);
+      assert.equal(r.status, 400, `viewItems=${bad}`);
+    }
+  });
+
   it("returns the events after the cursor in seq order, across panes, and a cursor that covers them", async () => {
     const tab = rig.collie.workspace("w").tab("t");
     const start = await rig.phone.events({ after: null });

@@ -5,11 +5,12 @@
  * table; a cursor of the same agent instance resumes without loss, another instance resyncs.
  */
 import { lstatSync } from "node:fs";
-import { parseEventsPage, parseHello, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
-import type { AgentState, AgentSummary, Conversation } from "@colliepwa/shared";
+import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
+import type { AgentState, AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
-import { cleanRawEventsPage, cleanRawHello, type Mask } from "./incoming.ts";
-import { AgentMirror, type MirrorChange } from "./mirror.ts";
+import { cleanRawEventsPage, cleanRawHello, cleanRawView, type Mask } from "./incoming.ts";
+import { AgentMirror, MIRROR_TAIL_ITEMS, type MirrorChange } from "./mirror.ts";
+import type { ViewCache } from "./view-cache.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
 
 /** Delays before each retry, in ms; the last one repeats (fixed table, STYLE: reconcile loop). */
@@ -17,6 +18,8 @@ export const RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 5000, 1
 /** How long a long-poll waits at the agent; the request deadline adds a margin for the reply. */
 export const EVENTS_WAIT_MS = 25_000;
 const HELLO_TIMEOUT_MS = 5_000;
+/** How long a phone opening a chat waits for the agent's whole view before it gets the tail. */
+const VIEW_READ_TIMEOUT_MS = 10_000;
 const MARGIN_MS = 10_000;
 
 export interface ConnectionOptions {
@@ -32,6 +35,8 @@ export interface ConnectionOptions {
   present?: (c: Conversation) => Conversation;
   /** Secret masking of one text (R-1): the self-name, and masked texts before they are cut. */
   mask?: Mask;
+  /** The whole views of open chats, shared by every agent (view-cache.ts). */
+  views?: ViewCache;
   /** For tests: shorter waits and delays. */
   waitMs?: number;
   retryDelaysMs?: readonly number[];
@@ -55,6 +60,8 @@ export class AgentConnection {
   readonly #stop = new AbortController();
   #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
+  /** Reads of whole views in flight, by pane. */
+  readonly #reading = new Map<string, Promise<void>>();
   /** Who waits for the agent to leave `starting` (see `settled`). */
   readonly #settling = new Set<() => void>();
 
@@ -63,9 +70,11 @@ export class AgentConnection {
     this.name = opts.name;
     this.client = new AgentClient(opts.endpoint, COLLIE_WIRE_VERSIONS);
     this.mirror = new AgentMirror(opts.name, (change) => {
+      // A whole view that went stale is read again for its watchers; they never get a tail instead.
+      if (change.type === "view-stale") return void this.#reread(change.paneId);
       opts.onChange(change);
       if (change.type === "counts") this.#publish();
-    }, opts.present);
+    }, opts.present, opts.views);
   }
 
   get state(): AgentState {
@@ -103,6 +112,51 @@ export class AgentConnection {
 
   start(): void {
     this.#loop ??= this.#run();
+  }
+
+  /**
+   * A chat's content for a phone that opens it (D-4): the pane's whole view, read from the agent
+   * when Collie does not hold it (`GET /panes/:pane`), then held and kept current while it is. When
+   * the agent cannot answer, what Collie has: the tail. Undefined for a pane that is not open.
+   */
+  async paneDetail(paneId: string): Promise<PaneDetail | undefined> {
+    if (!this.mirror.has(paneId)) return undefined;
+    if (this.#state === "ready" && !this.mirror.holdsWholeView(paneId)) await this.#readView(paneId);
+    return this.mirror.detail(paneId);
+  }
+
+  /** Reads a pane's whole view once, however many phones ask for it at the same time. */
+  #readView(paneId: string): Promise<void> {
+    let reading = this.#reading.get(paneId);
+    if (!reading) {
+      reading = (async () => {
+        try {
+          const reply = await this.client.get(`${this.prefix}${routePath("pane", { pane: paneId })}`, VIEW_READ_TIMEOUT_MS, this.#stop.signal);
+          if (reply.status !== 200) return;
+          cleanRawView(reply.body, this.#opts.mask);
+          const view = parsePaneView(reply.body);
+          if (!view.ok || view.value.pane.id !== paneId) {
+            if (!view.ok) this.#opts.log(`agent ${this.name}: malformed view of a pane: ${view.error}`);
+            return;
+          }
+          this.mirror.holdView(paneId, view.value.items, view.value.itemsCut);
+        } catch (err) {
+          if (!(err instanceof AgentUnreachable)) throw err;
+        }
+      })().finally(() => this.#reading.delete(paneId));
+      this.#reading.set(paneId, reading);
+    }
+    return reading;
+  }
+
+  /** A held view went stale (mirror.ts `view-stale`): read it again and send it to its watchers. */
+  async #reread(paneId: string): Promise<void> {
+    // Called while a page is applied, often the first page after a reconnect (the state is still
+    // `starting` then): read regardless; the agent just answered.
+    if (!this.mirror.has(paneId)) return;
+    await this.#readView(paneId);
+    const detail = this.mirror.detail(paneId);
+    if (detail) this.#opts.onChange({ type: "view", paneId, detail });
   }
 
   /** Stops the loop and closes the connections; resolves when the loop has ended. */
@@ -187,7 +241,8 @@ export class AgentConnection {
   async #follow(onProgress: () => void): Promise<void> {
     const wait = this.#opts.waitMs ?? EVENTS_WAIT_MS;
     while (!this.#stop.signal.aborted) {
-      const q = this.#cursor === null ? `wait=0` : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`;
+      // Views in pages are cut to the tail Collie keeps; a whole view is read when a chat opens.
+      const q = `${this.#cursor === null ? "wait=0" : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`}&viewItems=${MIRROR_TAIL_ITEMS}`;
       const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
       if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
       cleanRawEventsPage(reply.body, this.#opts.mask);

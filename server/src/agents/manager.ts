@@ -7,6 +7,7 @@ import { compareConversations, type AgentSummary, type Conversation } from "@col
 import type { AgentSource } from "../sources/sources.ts";
 import { AgentConnection, type ConnectionOptions } from "./connection.ts";
 import type { MirrorChange } from "./mirror.ts";
+import { ViewCache } from "./view-cache.ts";
 
 export interface ManagerEvents {
   summary(summary: AgentSummary): void;
@@ -19,6 +20,8 @@ export class AgentManager {
   readonly #live = new Map<string, { source: AgentSource; connection: AgentConnection }>();
   readonly #events: ManagerEvents;
   readonly #log: (line: string) => void;
+  /** The whole views of open chats, one budget for every agent. */
+  readonly views = new ViewCache();
   readonly #tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask">;
 
   constructor(events: ManagerEvents, log: (line: string) => void, tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask"> = {}) {
@@ -51,6 +54,7 @@ export class AgentManager {
         onChange: (c) => this.#events.change(source.name, c),
         onApplied: () => this.#events.applied(source.name),
         log: this.#log,
+        views: this.views,
         ...this.#tuning,
       });
       this.#live.set(source.name, { source, connection });

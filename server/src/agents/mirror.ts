@@ -1,10 +1,20 @@
 /**
  * What Collie knows of one agent's panes (D-2, D-4): its layout and, per pane, the summary, the
- * newest items (at most the wire's view size) and the open asks. It applies the agent's events
- * pages and tells its listener what changed, in the phone's terms.
+ * open asks and a short tail of the newest items (MIRROR_TAIL_ITEMS): what the dashboard, the
+ * conversation list, push and the ask cards need. A chat a phone opens gets the pane's whole view,
+ * read from the agent into the shared ViewCache (`AgentConnection.paneDetail`) and kept current
+ * here while it is held. It applies the agent's events pages and tells its listener what changed,
+ * in the phone's terms.
  */
-import { LIMITS, type Ask, type EventsPage, type Item, type Layout, type PaneSummary, type PaneView } from "@colliepwa/durable-sdk/wire";
+import { type Ask, type EventsPage, type Item, type Layout, type PaneSummary, type PaneView } from "@colliepwa/durable-sdk/wire";
 import type { Conversation, PaneDetail } from "@colliepwa/shared";
+import { ViewCache } from "./view-cache.ts";
+
+/**
+ * The newest items Collie keeps of every pane (and asks the agent for in its events pages,
+ * `viewItems`): enough for a chat to draw at once while its whole view is read.
+ */
+export const MIRROR_TAIL_ITEMS = 50;
 
 /** A change, in the phone's terms; the live hub numbers and sends them. */
 export type MirrorChange =
@@ -19,6 +29,11 @@ export type MirrorChange =
   | { type: "ask"; paneId: string; ask: Ask }
   | { type: "ask-closed"; paneId: string; askId: string; decidedBy: "phone" | "program" | "timeout"; title: string }
   | { type: "view"; paneId: string; detail: PaneDetail }
+  /**
+   * A pane whose whole view Collie held got a new view from the agent's events (a reset, or the
+   * pane fell behind its tail): the held view is gone and must be read again for its watchers.
+   */
+  | { type: "view-stale"; paneId: string }
   | { type: "counts" };
 
 /**
@@ -42,6 +57,7 @@ export class AgentMirror {
   readonly #panes = new Map<string, PaneMirror>();
   readonly #onChange: (change: MirrorChange) => void;
   readonly #present: (c: Conversation) => Conversation;
+  readonly #views: ViewCache;
   /** How many panes of the agent's layout are beyond MAX_PANES_PER_AGENT. */
   #notShown = 0;
 
@@ -49,10 +65,32 @@ export class AgentMirror {
    * `present` shapes every Conversation this mirror hands out (the snapshot, the pane read and
    * the WebSocket all take theirs from here): the daemon masks secrets in it (R-1).
    */
-  constructor(agent: string, onChange: (change: MirrorChange) => void, present: (c: Conversation) => Conversation = (c) => c) {
+  constructor(agent: string, onChange: (change: MirrorChange) => void, present: (c: Conversation) => Conversation = (c) => c, views: ViewCache = new ViewCache()) {
     this.agent = agent;
     this.#onChange = onChange;
     this.#present = present;
+    this.#views = views;
+  }
+
+  /** True when the pane is open here. */
+  has(paneId: string): boolean {
+    return this.#panes.has(paneId);
+  }
+
+  /** True when the pane's whole view is held (a phone opened it lately). */
+  holdsWholeView(paneId: string): boolean {
+    return this.#views.has(this.agent, paneId);
+  }
+
+  /**
+   * Holds a pane's whole view read from the agent. The items of the events stream applied since
+   * the read was answered are in the tail: they go on top, so nothing that arrived meanwhile is lost.
+   */
+  holdView(paneId: string, items: readonly Item[], itemsCut: boolean): void {
+    const pane = this.#panes.get(paneId);
+    if (!pane) return;
+    this.#views.put(this.agent, paneId, items, itemsCut);
+    for (const item of pane.items.values()) this.#views.setItem(this.agent, paneId, item);
   }
 
   get ready(): boolean {
@@ -97,6 +135,7 @@ export class AgentMirror {
       this.#onChange({ type: "conversation-removed", id, closedAsks: [] });
     }
     this.#layout = { ready: false, workspaces: [], tabs: [], panes: [] };
+    this.#views.deleteAgent(this.agent);
     this.#notShown = 0;
     this.#onChange({ type: "counts" });
   }
@@ -117,6 +156,7 @@ export class AgentMirror {
       switch (event.type) {
         case "item":
           setItem(pane, event.item);
+          this.#views.setItem(this.agent, event.pane, event.item);
           this.#onChange({ type: "item", paneId: event.pane, item: event.item });
           break;
         case "ask":
@@ -146,6 +186,7 @@ export class AgentMirror {
   #remove(id: string, final: boolean): void {
     const pane = this.#panes.get(id);
     this.#panes.delete(id);
+    this.#views.delete(this.agent, id);
     this.#onChange({ type: "conversation-removed", id, closedAsks: final && pane ? [...pane.asks.keys()] : [] });
   }
 
@@ -176,14 +217,27 @@ export class AgentMirror {
   #applyView(view: PaneView): void {
     // A view of a pane the layout left out (over the limit) stays out.
     if (!this.#panes.has(view.pane.id) && this.#notShown > 0 && !this.#layout.panes.some((p) => p.id === view.pane.id)) return;
+    const tail = view.items.length > MIRROR_TAIL_ITEMS ? view.items.slice(view.items.length - MIRROR_TAIL_ITEMS) : view.items;
     const pane: PaneMirror = {
       summary: view.pane,
-      items: new Map(view.items.map((i) => [i.id, i])),
-      itemsCut: view.itemsCut,
+      items: new Map(tail.map((i) => [i.id, i])),
+      itemsCut: view.itemsCut || tail.length < view.items.length,
       asks: new Map(view.asks.map((a) => [a.id, a])),
     };
     this.#panes.set(view.pane.id, pane);
     this.#onChange({ type: "conversation", conversation: this.#conversation(pane) });
+    if (this.#views.has(this.agent, view.pane.id)) {
+      // A view that is whole (an agent that sends whole views) replaces the held one; a cut one
+      // makes it stale: its watchers get the whole view read again, never a tail.
+      if (!view.itemsCut) {
+        this.#views.put(this.agent, view.pane.id, view.items, false);
+        this.#onChange({ type: "view", paneId: view.pane.id, detail: this.#detail(pane) });
+      } else {
+        this.#views.delete(this.agent, view.pane.id);
+        this.#onChange({ type: "view-stale", paneId: view.pane.id });
+      }
+      return;
+    }
     this.#onChange({ type: "view", paneId: view.pane.id, detail: this.#detail(pane) });
   }
 
@@ -196,15 +250,18 @@ export class AgentMirror {
     return this.#present(c);
   }
 
+  /** The pane's content: its whole view when held, else the tail (`itemsCut` when that is short of it). */
   #detail(p: PaneMirror): PaneDetail {
-    return { conversation: this.#conversation(p), items: [...p.items.values()], itemsCut: p.itemsCut, asks: [...p.asks.values()] };
+    const whole = this.#views.get(this.agent, p.summary.id);
+    const items = whole ?? p;
+    return { conversation: this.#conversation(p), items: [...items.items.values()], itemsCut: items.itemsCut, asks: [...p.asks.values()] };
   }
 }
 
-/** Inserts or replaces an item in place (S-14), keeping at most the wire's view size (S-32). */
+/** Inserts or replaces an item in place (S-14), keeping the newest MIRROR_TAIL_ITEMS. */
 function setItem(pane: PaneMirror, item: Item): void {
   pane.items.set(item.id, item);
-  if (pane.items.size > LIMITS.viewItems) {
+  if (pane.items.size > MIRROR_TAIL_ITEMS) {
     pane.items.delete(pane.items.keys().next().value as string);
     pane.itemsCut = true;
   }

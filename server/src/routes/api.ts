@@ -72,7 +72,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", DEVICE, async (req, reply) => {
     const conn = deps.agents.get(req.params.agent);
     if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
-    const detail = conn.mirror.detail(req.params.pane);
+    const detail = await conn.paneDetail(req.params.pane);
     if (!detail) return reply.code(404).send({ error: "not-found", message: "No such open conversation." });
     return detail;
   });

@@ -56,8 +56,10 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
       }
       if (client.watching.size >= MAX_WATCHED) client.watching.delete(client.watching.values().next().value as string);
       client.watching.add(key);
-      const detail = deps.agents.get(msg.agent)?.mirror.detail(msg.pane);
-      if (detail) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
+      // The chat's whole view, read from the agent when Collie holds only its tail (memory stays small).
+      void deps.agents.get(msg.agent)?.paneDetail(msg.pane).then((detail) => {
+        if (detail && client.watching.has(key)) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
+      });
     });
     socket.on("close", () => deps.live.remove(client));
     },

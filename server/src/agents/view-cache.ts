@@ -1,0 +1,96 @@
+/**
+ * The whole views of the chats phones have open (issue: memory stays small): Collie mirrors only
+ * a short tail of each pane (`MIRROR_TAIL_ITEMS`) and reads a pane's whole view from its agent when
+ * a phone opens that chat. The views read are kept here, kept current from the events stream while
+ * they are here, and dropped the least recently used first once their items pass a budget shared by
+ * every agent, so memory follows what phones look at, not what agents keep.
+ */
+import { LIMITS, type Item } from "@colliepwa/durable-sdk/wire";
+
+/** Items of whole views kept across every agent (about 7 MB at 360 B an item). */
+export const VIEW_CACHE_ITEMS = 20_000;
+
+export interface CachedView {
+  items: Map<string, Item>;
+  itemsCut: boolean;
+}
+
+export class ViewCache {
+  readonly #budget: number;
+  /** By `agent\npane`, least recently used first. */
+  readonly #views = new Map<string, CachedView>();
+  #items = 0;
+
+  constructor(budget: number = VIEW_CACHE_ITEMS) {
+    this.#budget = budget;
+  }
+
+  get size(): number {
+    return this.#views.size;
+  }
+
+  /** Items held in all views. */
+  get items(): number {
+    return this.#items;
+  }
+
+  /** The view of a pane, marked as used now; undefined when not held. */
+  get(agent: string, pane: string): CachedView | undefined {
+    const key = `${agent}\n${pane}`;
+    const view = this.#views.get(key);
+    if (view) {
+      this.#views.delete(key);
+      this.#views.set(key, view);
+    }
+    return view;
+  }
+
+  has(agent: string, pane: string): boolean {
+    return this.#views.has(`${agent}\n${pane}`);
+  }
+
+  /** Holds a whole view just read; drops the least recently used ones past the budget. */
+  put(agent: string, pane: string, items: readonly Item[], itemsCut: boolean): CachedView {
+    this.delete(agent, pane);
+    const view: CachedView = { items: new Map(items.map((i) => [i.id, i])), itemsCut };
+    this.#views.set(`${agent}\n${pane}`, view);
+    this.#items += view.items.size;
+    this.#shrink(`${agent}\n${pane}`);
+    return view;
+  }
+
+  /** An item event of a held view: in place by id (S-14), the oldest out past the view cap (S-32). */
+  setItem(agent: string, pane: string, item: Item): void {
+    const view = this.#views.get(`${agent}\n${pane}`);
+    if (!view) return;
+    const before = view.items.size;
+    view.items.set(item.id, item);
+    if (view.items.size > LIMITS.viewItems) {
+      view.items.delete(view.items.keys().next().value as string);
+      view.itemsCut = true;
+    }
+    this.#items += view.items.size - before;
+  }
+
+  delete(agent: string, pane: string): void {
+    const key = `${agent}\n${pane}`;
+    const view = this.#views.get(key);
+    if (!view) return;
+    this.#items -= view.items.size;
+    this.#views.delete(key);
+  }
+
+  /** Drops every view of an agent (it went away or was removed). */
+  deleteAgent(agent: string): void {
+    for (const key of [...this.#views.keys()]) if (key.startsWith(`${agent}\n`)) this.delete(agent, key.slice(agent.length + 1));
+  }
+
+  #shrink(keep: string): void {
+    for (const key of this.#views.keys()) {
+      if (this.#items <= this.#budget) return;
+      if (key === keep) continue;
+      const i = key.indexOf("\n");
+      this.delete(key.slice(0, i), key.slice(i + 1));
+    }
+  }
+}
