@@ -18,6 +18,7 @@ import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
+import { Invites } from "./crew/invites.ts";
 import { AuditLog } from "./security/audit.ts";
 import { startAdminSocket } from "./security/admin.ts";
 import type { Server } from "node:http";
@@ -155,11 +156,12 @@ export class Daemon {
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included.
     devices.onRevoked((id) => live.closeDevice(id));
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const invites = new Invites(state, devices);
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, invites, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
     const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries() });
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => agents.summaries() });
     }
     // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {

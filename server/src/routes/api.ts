@@ -17,6 +17,7 @@ import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
+import { auditName, type Device } from "../security/devices.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -100,14 +101,15 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: unknown; body: unknown; device?: { id: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+    async (req: { params: unknown; body: unknown; device?: Device }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
       const body = req.body as { requestId: string };
       const outcome = await deps.forwarder.action(p.agent!, route, params(p), body);
       const code = outcome.body.error;
       deps.audit?.write({
         action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
-        device: req.device?.id ?? "unknown", status: outcome.status,
+        // A crew lead's action names the lead (C-1): the member's log says which Collie forwarded it.
+        device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
         outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
       });
       return reply.code(outcome.status).send(outcome.body);
