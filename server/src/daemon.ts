@@ -10,7 +10,9 @@ import { AgentManager } from "./agents/manager.ts";
 import { LiveHub } from "./agents/live.ts";
 import { Forwarder } from "./actions/forward.ts";
 import { buildApp } from "./app.ts";
-import { loadSources, SourcesError, type AgentSource } from "./sources/sources.ts";
+import { loadConfig, SourcesError, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
+import { Crew } from "./crew/crew.ts";
+import { HeldCrewActions } from "./crew/held.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
 import { HeldAnswers } from "./store/held-answers.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
@@ -49,6 +51,8 @@ export class Daemon {
   readonly live: LiveHub;
   readonly held: HeldAnswers;
   readonly forwarder: Forwarder;
+  /** The crew members whose agents this Collie shows as their lead (C-1). */
+  readonly crew: Crew;
   /** Web Push, or null when it is off (damaged VAPID keys, or `push: false`). */
   push: PushService | null = null;
   readonly devices: Devices;
@@ -63,8 +67,9 @@ export class Daemon {
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
+    this.crew = parts.crew;
     this.devices = parts.devices;
     this.audit = parts.audit;
     this.agents = parts.agents;
@@ -153,20 +158,48 @@ export class Daemon {
         outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
       });
     });
+    // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
+    // and ask (U-3); the push service masks them again (R-1).
+    const crewHeld = new HeldCrewActions(state);
+    const crew = new Crew({
+      publish: (m) => live.publish(m),
+      ask: (agent, machine, paneId, paneTitle, ask) => {
+        try {
+          push?.ask({ agent, machine, paneId, paneTitle, ask });
+        } catch (err) {
+          log(`push: ${(err as Error).message}`);
+        }
+      },
+      askClosed: (agent, machine, paneId, askId) => {
+        try {
+          push?.askClosed({ agent, machine, paneId, askId });
+        } catch (err) {
+          log(`push: ${(err as Error).message}`);
+        }
+      },
+      delivered: (agent, action, requestId, outcome) => {
+        const code = outcome.body.error;
+        audit.write({ action, agent, requestId, device: HELD_BY_COLLIE, status: outcome.status, outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered" });
+      },
+      log,
+    }, crewHeld, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, invites, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
-    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => agents.summaries() });
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()] });
     }
     // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
       for (const dropped of held.expire(Date.now())) {
         audit.write({ action: "answer", agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+      }
+      for (const dropped of crewHeld.expire(Date.now())) {
+        audit.write({ action: dropped.action, agent: `${dropped.agent}@${dropped.machine}`, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
       }
     };
     expire();
@@ -199,9 +232,9 @@ export class Daemon {
   async reloadSources(): Promise<void> {
     const src = this.#opts.sources;
     if (!("path" in src)) return;
-    let sources: AgentSource[];
+    let sources: SourcesConfig;
     try {
-      sources = loadSources(src.path);
+      sources = loadConfig(src.path);
     } catch (err) {
       if (!(err instanceof SourcesError)) throw err;
       this.sourcesProblem = err.message;
@@ -209,7 +242,7 @@ export class Daemon {
       return;
     }
     this.sourcesProblem = null;
-    await this.agents.reconcile(sources);
+    await Promise.all([this.agents.reconcile(sources.durable), this.crew.reconcile(sources.crew)]);
   }
 
   async close(): Promise<void> {
@@ -222,7 +255,7 @@ export class Daemon {
     }
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
-    await this.agents.stopAll();
+    await Promise.all([this.agents.stopAll(), this.crew.stopAll()]);
     // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
     // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.
     const closing = this.app.close();
