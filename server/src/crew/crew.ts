@@ -36,6 +36,9 @@ export class Crew {
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
   readonly #delivering = new Set<string>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  /** Set by stopAll: nothing touches the state database after the daemon closed it. */
+  #stopped = false;
 
   constructor(events: CrewEvents, held: HeldCrewActions, opts: { retryDelaysMs?: readonly number[]; now?: () => number } = {}) {
     this.#events = events;
@@ -132,21 +135,29 @@ export class Crew {
       if (!(err instanceof AgentUnreachable)) throw err;
       // The live connection may still look fine (a stall, a lost reply): try again shortly rather
       // than wait for the next reconnect.
-      const retry = setTimeout(() => this.#deliverHeld(member), this.#retryDelaysMs?.[0] ?? 1000);
+      const retry = setTimeout(() => {
+        this.#timers.delete(retry);
+        this.#deliverHeld(member);
+      }, this.#retryDelaysMs?.[0] ?? 1000);
       retry.unref();
+      this.#timers.add(retry);
       return hold();
     }
   }
 
   /** Delivers the member's held actions, oldest first, once each (after its snapshot is in). */
   #deliverHeld(member: CrewMember): void {
+    if (this.#stopped) return;
     void (async () => {
       for (const h of this.#held.forMachine(member.name)) {
+        if (this.#stopped) return;
         const id = `${member.name}\n${h.requestId}`;
         if (this.#delivering.has(id)) continue;
         this.#delivering.add(id);
         try {
           const r = await member.post(h.path, h.body, ACTION_TIMEOUT_MS);
+          // Closing: the member may have taken it; the same request id makes the next delivery a replay.
+          if (this.#stopped) return;
           this.#held.release(member.name, h.requestId);
           const outcome = memberOutcome(r.status, r.body);
           this.#events.delivered(member.key(h.agent), h.action, h.requestId, outcome);
@@ -170,6 +181,9 @@ export class Crew {
   }
 
   async stopAll(): Promise<void> {
+    this.#stopped = true;
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
     const all = [...this.#members.values()];
     this.#members.clear();
     await Promise.all(all.map((m) => m.stop()));
