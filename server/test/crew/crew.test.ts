@@ -158,3 +158,23 @@ describe("a member whose crew protocol the lead does not speak (C-1)", () => {
     });
   }
 });
+
+describe("a member the lead has never reached (C-1)", () => {
+  test("shows one Unreachable row named after it, with no counts, and holds an action for it", async () => {
+    const dir = tempDir();
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r)); // nothing listens there now
+    const sources = join(dir, "sources.json");
+    writeSources(sources, { crew: [{ name: "attic", url: `http://127.0.0.1:${port}`, token: "crew-credential-0123456789" }] });
+    const lead = await TestDaemon.start({ sources: { path: sources }, stateDir: join(dir, "lead") });
+    const row = await lead.waitAgent("attic@attic", (a) => a.state === "unreachable", "unreachable");
+    assert.equal(row.machine, "attic");
+    assert.deepEqual(row.counts, { open: 0, waiting: 0 });
+    const r = await lead.post("/api/agents/attic@attic/panes/p/send", { requestId: requestId(), text: "later" });
+    assert.deepEqual([r.status, r.body], [202, { held: true }]);
+    await lead.close();
+  });
+});
+
