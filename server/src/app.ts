@@ -13,6 +13,8 @@ import { installGate, type GateOptions } from "./security/gate.ts";
 import { pairRoutes } from "./security/pair-route.ts";
 import { requireAccess, type Access } from "./security/access.ts";
 import { endRefusedUpgrade, trackConnections, type Connections } from "./connections.ts";
+import { crewRoutes } from "./crew/routes.ts";
+import type { Invites } from "./crew/invites.ts";
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
@@ -24,7 +26,7 @@ declare module "fastify" {
   }
 }
 
-export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 256 * 1024,
@@ -81,6 +83,8 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(async (scope) => pairRoutes(scope, deps.gate.devices));
+  const invites = deps.invites;
+  if (invites) await app.register(async (scope) => crewRoutes(scope, invites));
   await app.register(async (scope) => {
     await apiRoutes(scope, deps);
     await liveRoute(scope, deps);

@@ -10,7 +10,9 @@ import { AgentManager } from "./agents/manager.ts";
 import { LiveHub } from "./agents/live.ts";
 import { Forwarder } from "./actions/forward.ts";
 import { buildApp } from "./app.ts";
-import { loadSources, SourcesError, withEnvSocket, type AgentSource } from "./sources/sources.ts";
+import { loadConfig, SourcesError, withEnvSocket, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
+import { Crew } from "./crew/crew.ts";
+import { HeldCrewActions } from "./crew/held.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
 import { HeldAnswers } from "./store/held-answers.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
@@ -18,6 +20,7 @@ import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
+import { Invites } from "./crew/invites.ts";
 import { AuditLog } from "./security/audit.ts";
 import { startAdminSocket } from "./security/admin.ts";
 import type { Server } from "node:http";
@@ -53,6 +56,8 @@ export class Daemon {
   readonly live: LiveHub;
   readonly held: HeldAnswers;
   readonly forwarder: Forwarder;
+  /** The crew members whose agents this Collie shows as their lead (C-1). */
+  readonly crew: Crew;
   /** Web Push, or null when it is off (damaged VAPID keys, or `push: false`). */
   push: PushService | null = null;
   readonly devices: Devices;
@@ -69,8 +74,9 @@ export class Daemon {
   /** The name under which the agent on `COLLIE_DURABLE_SOCKET` is shown, or null when it is not added. */
   envAgent: string | null = null;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
+    this.crew = parts.crew;
     this.devices = parts.devices;
     this.audit = parts.audit;
     this.agents = parts.agents;
@@ -159,19 +165,48 @@ export class Daemon {
         outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
       });
     });
+    // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
+    // and ask (U-3); the push service masks them again (R-1).
+    const crewHeld = new HeldCrewActions(state);
+    const crew = new Crew({
+      publish: (m) => live.publish(m),
+      ask: (agent, machine, paneId, paneTitle, ask) => {
+        try {
+          push?.ask({ agent, machine, paneId, paneTitle, ask });
+        } catch (err) {
+          log(`push: ${(err as Error).message}`);
+        }
+      },
+      askClosed: (agent, machine, paneId, askId) => {
+        try {
+          push?.askClosed({ agent, machine, paneId, askId });
+        } catch (err) {
+          log(`push: ${(err as Error).message}`);
+        }
+      },
+      delivered: (agent, action, requestId, outcome) => {
+        const code = outcome.body.error;
+        audit.write({ action, agent, requestId, device: HELD_BY_COLLIE, status: outcome.status, outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered" });
+      },
+      log,
+    }, crewHeld, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
-    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
+    const invites = new Invites(state, devices);
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries() });
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()] });
     }
     // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
       for (const dropped of held.expire(Date.now())) {
         audit.write({ action: "answer", agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+      }
+      for (const dropped of crewHeld.expire(Date.now())) {
+        audit.write({ action: dropped.action, agent: `${dropped.agent}@${dropped.machine}`, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
       }
     };
     expire();
@@ -204,9 +239,9 @@ export class Daemon {
   async reloadSources(): Promise<void> {
     const src = this.#opts.sources;
     if (!("path" in src)) return;
-    let sources: AgentSource[];
+    let sources: SourcesConfig;
     try {
-      sources = loadSources(src.path);
+      sources = loadConfig(src.path);
     } catch (err) {
       if (!(err instanceof SourcesError)) throw err;
       this.sourcesProblem = err.message;
@@ -214,7 +249,7 @@ export class Daemon {
       return;
     }
     this.sourcesProblem = null;
-    await this.#reconcile(sources);
+    await Promise.all([this.#reconcile(sources.durable), this.crew.reconcile(sources.crew)]);
   }
 
   /** Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket (S-5). */
@@ -234,7 +269,7 @@ export class Daemon {
     }
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
-    await this.agents.stopAll();
+    await Promise.all([this.agents.stopAll(), this.crew.stopAll()]);
     // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
     // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.
     const closing = this.app.close();

@@ -8,6 +8,8 @@
  *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
  *   collie devices [--state-dir D]
  *   collie devices revoke <id> [--state-dir D]
+ *   collie crew invite [--url ORIGIN] [--state-dir D] [--json]
+ *   collie crew join <name> <member-url> <invite> [--sources F] [--state-dir D]
  */
 import { existsSync } from "node:fs";
 import { Daemon } from "./daemon.ts";
@@ -24,6 +26,7 @@ import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import qrcode from "qrcode-terminal";
+import { joinCrew } from "./cli/crew-join.ts";
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(["help", "json"]));
@@ -38,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === "pair") return pair(args);
   if (command === "devices" && rest[0] === "revoke") return revoke(args, rest[1]);
   if (command === "devices" && rest.length === 0) return devices(args);
+  if (command === "crew" && rest[0] === "invite" && rest.length === 1) return crewInvite(args);
+  if (command === "crew" && rest[0] === "join") return crewJoin(args, rest.slice(1));
   throw new UsageError(`unknown command ${JSON.stringify(args.positionals.join(" "))}`);
 }
 
@@ -151,13 +156,14 @@ async function pair(args: Args): Promise<number> {
 }
 
 async function devices(args: Args): Promise<number> {
-  const list = (await admin(args, "GET", "/devices")).devices as { id: string; name: string; createdAt: number; lastSeen: number }[];
+  const list = (await admin(args, "GET", "/devices")).devices as { id: string; name: string; kind: string; createdAt: number; lastSeen: number }[];
   if (list.length === 0) {
     console.log("no paired devices");
     return 0;
   }
   for (const d of list) {
-    console.log(`${d.id}  ${d.name}  paired ${new Date(d.createdAt).toISOString()}  last seen ${new Date(d.lastSeen).toISOString()}`);
+    const kind = d.kind === "crew-lead" ? "  (crew lead)" : "";
+    console.log(`${d.id}  ${d.name}${kind}  paired ${new Date(d.createdAt).toISOString()}  last seen ${new Date(d.lastSeen).toISOString()}`);
   }
   return 0;
 }
@@ -166,6 +172,28 @@ async function revoke(args: Args, id: string | undefined): Promise<number> {
   if (!id) throw new UsageError("collie devices revoke needs a device id (see: collie devices)");
   await admin(args, "DELETE", `/devices/${encodeURIComponent(id)}`);
   console.log(`collie: revoked ${id}`);
+  return 0;
+}
+
+/** `collie crew invite`: a one-time invite a lead Collie redeems with `collie crew join` (C-1). */
+async function crewInvite(args: Args): Promise<number> {
+  const { invite } = (await admin(args, "POST", "/crew-invites")) as { invite: string; expiresAt: number };
+  const url = (flag(args, "url") ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, "");
+  if (args.flags.has("json")) {
+    console.log(JSON.stringify({ url, invite }));
+    return 0;
+  }
+  console.log(`On the lead machine, run (valid for 10 minutes, once):\n\n  collie crew join <name-for-this-machine> ${url} ${invite}\n`);
+  return 0;
+}
+
+/** `collie crew join`: redeems a member's invite and adds the member to sources.json (C-1). */
+async function crewJoin(args: Args, rest: string[]): Promise<number> {
+  const [name, url, invite] = rest;
+  if (!name || !url || !invite || rest.length > 3) throw new UsageError("collie crew join needs <name> <member-url> <invite> (from collie crew invite on the member)");
+  const sources = sourcesPath(flag(args, "sources"));
+  const { result } = await joinCrew({ name, url, invite, sourcesPath: sources, stateDir: stateDir(flag(args, "state-dir")) });
+  console.log(`collie: ${result} crew member ${name} in ${sources}; its agents show on this Collie's phone`);
   return 0;
 }
 

@@ -5,7 +5,8 @@
  */
 import type { LiveMessage } from "@colliepwa/shared";
 
-type Unnumbered = LiveMessage extends infer M ? (M extends LiveMessage ? Omit<M, "seq"> : never) : never;
+/** A live message before the hub numbers it. */
+export type Unnumbered = LiveMessage extends infer M ? (M extends LiveMessage ? Omit<M, "seq"> : never) : never;
 
 export interface LiveClient {
   send(message: LiveMessage): void;

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
-import { envSocketPath, parseSources, SOCKET_ENV, SourcesError } from "../sources/sources.ts";
+import { envSocketPath, parseConfig, SOCKET_ENV, SourcesError } from "../sources/sources.ts";
 import { UsageError } from "./args.ts";
 
 export interface AttachInput {
@@ -24,7 +24,21 @@ export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv 
   if ((input.socket === undefined) === (input.url === undefined)) throw new UsageError(`give exactly one of --socket PATH or --url URL (or set ${SOCKET_ENV})`);
   if (input.url !== undefined && input.token === undefined) throw new UsageError("--url needs --token (a value, env:NAME or file:PATH)");
   if (input.socket !== undefined && input.token !== undefined) throw new UsageError("--token is only for --url: a socket is private to its owner");
-  let doc: { durable?: unknown[] } & Record<string, unknown> = { durable: [] };
+  const entry: Record<string, string> & { name: string } = { name: input.name };
+  if (input.socket !== undefined) entry.socket = input.socket;
+  if (input.url !== undefined) entry.url = input.url;
+  if (input.token !== undefined) entry.token = input.token;
+  if (input.ca !== undefined) entry.ca = input.ca;
+  return upsertEntry(path, "durable", entry, env);
+}
+
+/**
+ * Adds or replaces (by name) one entry of the `durable` or `crew` list of sources.json, keeping
+ * everything else of the file. The result is checked like any sources.json before it is written,
+ * and written atomically so a running Collie never reads half a file.
+ */
+export function upsertEntry(path: string, list: "durable" | "crew", entry: Record<string, string> & { name: string }, env: NodeJS.ProcessEnv = process.env): "added" | "updated" {
+  let doc: Record<string, unknown> = { durable: [] };
   let text: string | null = null;
   try {
     text = readFileSync(path, "utf8");
@@ -35,22 +49,17 @@ export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv 
     try {
       doc = JSON.parse(text);
     } catch (err) {
-      throw new SourcesError(`${path}: is not valid JSON (${(err as Error).message}); fix it before attaching`);
+      throw new SourcesError(`${path}: is not valid JSON (${(err as Error).message}); fix it before changing it`);
     }
     if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new SourcesError(`${path}: top level: must be an object`);
   }
-  const list = Array.isArray(doc.durable) ? [...doc.durable] : [];
-  const entry: Record<string, string> = { name: input.name };
-  if (input.socket !== undefined) entry.socket = input.socket;
-  if (input.url !== undefined) entry.url = input.url;
-  if (input.token !== undefined) entry.token = input.token;
-  if (input.ca !== undefined) entry.ca = input.ca;
-  const at = list.findIndex((e) => typeof e === "object" && e !== null && (e as { name?: unknown }).name === input.name);
+  const entries = Array.isArray(doc[list]) ? [...(doc[list] as unknown[])] : [];
+  const at = entries.findIndex((e) => typeof e === "object" && e !== null && (e as { name?: unknown }).name === entry.name);
   const result = at >= 0 ? "updated" : "added";
-  if (at >= 0) list[at] = entry;
-  else list.push(entry);
-  const next = { ...doc, durable: list };
-  parseSources(next, path, env); // refuse to write a file Collie would refuse to read
+  if (at >= 0) entries[at] = entry;
+  else entries.push(entry);
+  const next = { ...doc, [list]: entries };
+  parseConfig(next, path, env); // refuse to write a file Collie would refuse to read
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

@@ -5,7 +5,7 @@
  */
 
 export interface CommandHelp {
-  /** The words that name the command: "pair", "devices revoke". */
+  /** The words that name the command: "pair", "devices revoke", "crew invite". */
   name: string;
   /** The arguments after the name, as in a usage line. */
   synopsis: string;
@@ -67,8 +67,27 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "devices revoke",
     synopsis: "<id> [--state-dir D]",
-    summary: "Unpairs a device (its id from: collie devices).",
+    summary: "Unpairs a device (its id from: collie devices); a crew lead is cut at once, open connections included.",
     flags: [STATE_DIR],
+  },
+  {
+    name: "crew invite",
+    synopsis: "[--url ORIGIN] [--state-dir D] [--json]",
+    summary: "On a member machine: prints a one-time invite (valid 10 minutes, once) that lets a lead Collie show and answer this machine's agents (docs/crew.md). Needs a running Collie.",
+    flags: [
+      ["--url ORIGIN", "this machine's front door as the lead reaches it (docs/deployment.md); default http://127.0.0.1:7717"],
+      STATE_DIR,
+      ["--json", "prints {url, invite} as JSON instead"],
+    ],
+  },
+  {
+    name: "crew join",
+    synopsis: "<name> <member-url> <invite> [--sources F] [--state-dir D]",
+    summary: "On the lead: redeems a member's invite, keeps the crew credential in the state directory and adds the member to sources.json as <name> (docs/crew.md).",
+    flags: [
+      ["--sources F", "the sources.json to edit (default ~/.config/collie/sources.json, or COLLIE_SOURCES)"],
+      ["--state-dir D", "where the credential is kept (default ~/.local/state/collie, or COLLIE_STATE_DIR)"],
+    ],
   },
 ];
 

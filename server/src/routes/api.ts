@@ -17,6 +17,8 @@ import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
+import { auditName, type Device } from "../security/devices.ts";
+import { memberPath, type Crew } from "../crew/crew.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -26,6 +28,8 @@ export interface ApiDeps {
   audit?: AuditLog;
   /** Secret masking (R-1) of the history rows' titles and subtitles; open conversations are masked where the mirror builds them. */
   mask?: (text: string) => string;
+  /** The crew members' agents (C-1), keyed `<agent>@<member>`; absent on a Collie without crew. */
+  crew?: Crew;
 }
 
 const READ_TIMEOUT_MS = 10_000;
@@ -44,8 +48,11 @@ export function snapshot(deps: ApiDeps): Snapshot {
   return {
     seq: deps.live.seq,
     collie: { version: COLLIE_VERSION, wire: COLLIE_WIRE_VERSION },
-    agents,
-    conversations: agents.flatMap((a) => deps.agents.conversationsPage(a.name, 0, SNAPSHOT_CONVERSATIONS_PER_AGENT)?.conversations ?? []),
+    agents: [...agents, ...(deps.crew?.summaries() ?? [])],
+    conversations: [
+      ...agents.flatMap((a) => deps.agents.conversationsPage(a.name, 0, SNAPSHOT_CONVERSATIONS_PER_AGENT)?.conversations ?? []),
+      ...(deps.crew?.conversations() ?? []),
+    ],
   };
 }
 
@@ -55,13 +62,28 @@ type PaneParams = AgentParams & { pane: string };
 export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   app.get("/api/health", PUBLIC, async () => ({ ok: true }));
   app.get("/api/snapshot", DEVICE, async () => snapshot(deps));
-  app.get("/api/agents", DEVICE, async () => ({ agents: deps.agents.summaries() }));
+  app.get("/api/agents", DEVICE, async () => ({ agents: snapshot(deps).agents }));
+
+  // A crew member's agent (C-1) is read through the member's own phone API.
+  const crewRead = async (req: { params: unknown; url: string; routeOptions: { url?: string } }) => {
+    const key = (req.params as { agent: string }).agent;
+    const own = deps.crew?.owner(key);
+    if (!own || !deps.crew) return null;
+    return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params as Record<string, string>, own.agent, req.url));
+  };
 
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/conversations", DEVICE, async (req, reply) => {
     const offset = req.query.after === undefined ? 0 : Number(req.query.after);
     const limit = req.query.limit === undefined ? SNAPSHOT_CONVERSATIONS_PER_AGENT : Number(req.query.limit);
     if (!Number.isSafeInteger(offset) || offset < 0) return reply.code(400).send({ error: "bad-request", message: "after must be a cursor from the previous page." });
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > CONVERSATIONS_PAGE_MAX) return reply.code(400).send({ error: "bad-request", message: `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.` });
+    const viaCrew = await crewRead(req);
+    if (viaCrew) {
+      // The member names its agent by its own name; the lead's phone knows it by its crew key.
+      const body = viaCrew.body as { conversations?: { agent?: string }[] };
+      if (viaCrew.status === 200) for (const c of body.conversations ?? []) c.agent = req.params.agent;
+      return reply.code(viaCrew.status).send(viaCrew.body);
+    }
     const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
     if (!page) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
     const body: ConversationsPage = { conversations: page.conversations };
@@ -70,6 +92,12 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   });
 
   app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", DEVICE, async (req, reply) => {
+    const viaCrew = await crewRead(req);
+    if (viaCrew) {
+      const detail = viaCrew.body as { conversation?: { agent?: string } };
+      if (viaCrew.status === 200 && detail.conversation) detail.conversation.agent = req.params.agent;
+      return reply.code(viaCrew.status).send(viaCrew.body);
+    }
     const conn = deps.agents.get(req.params.agent);
     if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
     const detail = await conn.paneDetail(req.params.pane);
@@ -107,29 +135,40 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return s.size ? `?${s}` : "";
   };
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", DEVICE, async (req, reply) => {
+    const viaCrew = await crewRead(req);
+    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), (b) => cleanRawHistoryPage(b, deps.mask), parseHistoryPage);
     if (r.status === 200 && deps.mask) r.body = maskHistory(r.body as HistoryPage, deps.mask);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", DEVICE, async (req, reply) => {
+    const viaCrew = await crewRead(req);
+    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), cleanRawHistoryItemsPage, parseHistoryItemsPage);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", DEVICE, async (req, reply) => {
+    const viaCrew = await crewRead(req);
+    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "starters", {}, "", cleanRawStartersPage, parseStartersPage);
     return reply.code(r.status).send(r.body);
   });
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: unknown; body: unknown; device?: { id: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+    async (req: { params: unknown; body: unknown; device?: Device; url: string; routeOptions: { url?: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
       const body = req.body as { requestId: string };
-      const outcome = await deps.forwarder.action(p.agent!, route, params(p), body);
+      // A crew member's agent (C-1): the member's phone API takes the action, request id unchanged.
+      const own = deps.crew?.owner(p.agent!);
+      const outcome = own && deps.crew
+        ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body)
+        : await deps.forwarder.action(p.agent!, route, params(p), body);
       const code = outcome.body.error;
       deps.audit?.write({
         action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
-        device: req.device?.id ?? "unknown", status: outcome.status,
+        // A crew lead's action names the lead (C-1): the member's log says which Collie forwarded it.
+        device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
         outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
       });
       return reply.code(outcome.status).send(outcome.body);

@@ -56,6 +56,9 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
       }
       if (client.watching.size >= MAX_WATCHED) client.watching.delete(client.watching.values().next().value as string);
       client.watching.add(key);
+      // A crew member's pane (C-1): the member sends its view and items, which come back as deltas.
+      const own = deps.crew?.owner(msg.agent);
+      if (own) return own.member.watch(own.agent, msg.pane);
       // The chat's whole view, read from the agent when Collie holds only its tail (memory stays small).
       void deps.agents.get(msg.agent)?.paneDetail(msg.pane).then((detail) => {
         if (detail && client.watching.has(key)) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });

@@ -1,6 +1,6 @@
 /**
  * The admin socket: how the `collie` command on the same machine talks to the running daemon
- * (pair, devices, revoke, agents). A Unix socket in the owner-only state directory, mode 0600:
+ * (pair, devices, revoke, agents, crew invite). A Unix socket in the owner-only state directory, mode 0600:
  * only the user who runs Collie reaches it, so it needs no token.
  */
 import { chmodSync, existsSync, lstatSync, unlinkSync } from "node:fs";
@@ -8,11 +8,13 @@ import { createServer, request, type Server } from "node:http";
 import { join } from "node:path";
 import type { AgentSummary } from "@colliepwa/shared";
 import type { Devices } from "./devices.ts";
+import type { Invites } from "../crew/invites.ts";
 
 export const ADMIN_SOCKET = "admin.sock";
 
 export interface AdminDeps {
   devices: Devices;
+  invites: Invites;
   agents: () => AgentSummary[];
 }
 
@@ -26,6 +28,7 @@ export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promi
     };
     const url = req.url ?? "/";
     if (req.method === "POST" && url === "/pair-codes") return send(200, deps.devices.createCode());
+    if (req.method === "POST" && url === "/crew-invites") return send(200, deps.invites.create());
     if (req.method === "GET" && url === "/devices") return send(200, { devices: deps.devices.list() });
     const m = /^\/devices\/([0-9a-f-]{36})$/.exec(url);
     if (req.method === "DELETE" && m) return deps.devices.revoke(m[1]!) ? send(200, { revoked: true }) : send(404, { error: "not-found", message: "No such device." });

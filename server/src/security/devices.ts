@@ -47,11 +47,15 @@ export function isLoopbackAddress(ip: string): boolean {
 // Crockford-style alphabet: no 0/O, 1/I/L confusion when typed from a screen.
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 
-const hash = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
+export const hash = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
+
+/** A phone, or a lead Collie of a crew (C-1) that reads and acts here as a phone does. */
+export type DeviceKind = "phone" | "crew-lead";
 
 export interface Device {
   id: string;
   name: string;
+  kind: DeviceKind;
   createdAt: number;
   lastSeen: number;
 }
@@ -72,10 +76,7 @@ export class Devices {
 
   /** A new one-time code, e.g. `K7F3-Q2ZP`; only its hash is kept. */
   createCode(): { code: string; expiresAt: number } {
-    const bytes = randomBytes(8);
-    let raw = "";
-    for (const b of bytes) raw += ALPHABET[b % ALPHABET.length];
-    const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
+    const code = newCode(2);
     const now = this.#now();
     const expiresAt = now + CODE_TTL_MS;
     this.#state.db.prepare("INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES (?, ?, ?)").run(hash(normalize(code)), now, expiresAt);
@@ -107,28 +108,34 @@ export class Devices {
     }
     db.prepare("DELETE FROM pairing_codes WHERE code_hash = ?").run(h); // one-time
     if (row.expires_at < now) return { ok: false, reason: "expired" };
+    return { ok: true, ...this.issue(name, "phone") };
+  }
+
+  /** A new device row and its token (only the token's hash is kept). */
+  issue(name: string, kind: DeviceKind): { device: Device; token: string } {
+    const now = this.#now();
     const token = randomBytes(32).toString("base64url");
-    const device: Device = { id: randomUUID(), name: cleanName(name), createdAt: now, lastSeen: now };
-    db.prepare("INSERT INTO devices (id, name, token_hash, created_at, last_seen) VALUES (?, ?, ?, ?, ?)").run(device.id, device.name, hash(token), now, now);
-    return { ok: true, device, token };
+    const device: Device = { id: randomUUID(), name: cleanName(name, kind === "crew-lead" ? "Collie" : "Phone"), kind, createdAt: now, lastSeen: now };
+    this.#state.db.prepare("INSERT INTO devices (id, name, kind, token_hash, created_at, last_seen) VALUES (?, ?, ?, ?, ?, ?)").run(device.id, device.name, kind, hash(token), now, now);
+    return { device, token };
   }
 
   /** The device a token belongs to, or null. Compares hashes in constant time. */
   check(token: string | undefined): Device | null {
     if (!token || token.length > 256) return null;
     const h = hash(token);
-    const row = this.#state.db.prepare("SELECT id, name, token_hash, created_at, last_seen FROM devices WHERE token_hash = ?").get(h) as
-      | { id: string; name: string; token_hash: string; created_at: number; last_seen: number }
+    const row = this.#state.db.prepare("SELECT id, name, kind, token_hash, created_at, last_seen FROM devices WHERE token_hash = ?").get(h) as
+      | { id: string; name: string; kind: DeviceKind; token_hash: string; created_at: number; last_seen: number }
       | undefined;
     if (!row || !timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(h, "hex"))) return null;
     const now = this.#now();
     if (now - row.last_seen > 60_000) this.#state.db.prepare("UPDATE devices SET last_seen = ? WHERE id = ?").run(now, row.id);
-    return { id: row.id, name: row.name, createdAt: row.created_at, lastSeen: row.last_seen };
+    return { id: row.id, name: row.name, kind: row.kind, createdAt: row.created_at, lastSeen: row.last_seen };
   }
 
   list(): Device[] {
-    return (this.#state.db.prepare("SELECT id, name, created_at, last_seen FROM devices ORDER BY created_at").all() as { id: string; name: string; created_at: number; last_seen: number }[])
-      .map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, lastSeen: r.last_seen }));
+    return (this.#state.db.prepare("SELECT id, name, kind, created_at, last_seen FROM devices ORDER BY created_at").all() as { id: string; name: string; kind: DeviceKind; created_at: number; last_seen: number }[])
+      .map((r) => ({ id: r.id, name: r.name, kind: r.kind, createdAt: r.created_at, lastSeen: r.last_seen }));
   }
 
   /** Revokes a device; returns false when there is no such device. */
@@ -144,11 +151,25 @@ export class Devices {
   }
 }
 
-function normalize(code: string): string {
+/** How the audit log names a device: a phone by its id, a crew lead by its name and id (C-1). */
+export function auditName(device: Device): string {
+  return device.kind === "crew-lead" ? `crew lead ${device.name} (${device.id})` : device.id;
+}
+
+/** A random code of `groups` groups of four characters, e.g. `K7F3-Q2ZP`. */
+export function newCode(groups: number): string {
+  const bytes = randomBytes(groups * 4);
+  let raw = "";
+  for (const b of bytes) raw += ALPHABET[b % ALPHABET.length];
+  return raw.match(/.{4}/g)!.join("-");
+}
+
+/** A code as typed: case and separators do not matter. */
+export function normalize(code: string): string {
   return code.toUpperCase().replace(/[^0-9A-Z]/g, "");
 }
 
-function cleanName(name: string): string {
+function cleanName(name: string, fallback: string): string {
   const clean = String(name ?? "").replace(/[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 64);
-  return clean || "Phone";
+  return clean || fallback;
 }

@@ -17,6 +17,25 @@ export interface AgentSource {
   key: string;
 }
 
+/** One crew member (C-1) as sources.json names it, with its credential resolved. */
+export interface CrewSource {
+  /** The member's name, shown on the lead's phone (`pi-durable, local, workshop`). */
+  name: string;
+  /** The member's front door (its origin). */
+  url: URL;
+  token: string;
+  /** A CA certificate (PEM) to trust for the member's TLS. */
+  ca?: string;
+  /** A stable text of the entry (token hashed out), so a reload can tell what changed. */
+  key: string;
+}
+
+/** Everything sources.json says: durable agents and crew members. */
+export interface SourcesConfig {
+  durable: AgentSource[];
+  crew: CrewSource[];
+}
+
 export class SourcesError extends Error {
   override name = "SourcesError";
 }
@@ -54,8 +73,13 @@ export function withEnvSocket(sources: AgentSource[], socketPath: string | null)
   return { sources: [...sources, added], added };
 }
 
-/** Reads and checks sources.json; throws SourcesError naming the file, entry and field. */
+/** Reads and checks sources.json's durable agents; throws SourcesError naming the file, entry and field. */
 export function loadSources(path: string, env: NodeJS.ProcessEnv = process.env): AgentSource[] {
+  return loadConfig(path, env).durable;
+}
+
+/** Reads and checks sources.json (agents and crew); throws SourcesError naming the file, entry and field. */
+export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): SourcesConfig {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -72,17 +96,28 @@ export function loadSources(path: string, env: NodeJS.ProcessEnv = process.env):
       ? `${path}: is not valid JSON at line ${at.line}, column ${at.column} (in ${at.field}: ${at.problem})`
       : `${path}: is not valid JSON`);
   }
-  return parseSources(json, path, env);
+  return parseConfig(json, path, env);
 }
 
-/** Checks the parsed content of sources.json. */
+/** Checks the parsed content of sources.json; returns its durable agents. */
 export function parseSources(json: unknown, path: string, env: NodeJS.ProcessEnv = process.env): AgentSource[] {
+  return parseConfig(json, path, env).durable;
+}
+
+/** Checks the parsed content of sources.json: durable agents and crew members. */
+export function parseConfig(json: unknown, path: string, env: NodeJS.ProcessEnv = process.env): SourcesConfig {
   const fail = (where: string, why: string): never => {
     throw new SourcesError(`${path}: ${where}: ${why}`);
   };
   if (typeof json !== "object" || json === null || Array.isArray(json)) fail("top level", "must be an object like {\"durable\": [...]}");
   const root = json as Record<string, unknown>;
-  for (const key of Object.keys(root)) if (key !== "durable" && key !== "$schema") fail(key, "is not a field of sources.json (expected \"durable\")");
+  for (const key of Object.keys(root)) if (key !== "durable" && key !== "crew" && key !== "$schema") fail(key, "is not a field of sources.json (expected \"durable\" or \"crew\")");
+  return { durable: parseDurable(root, path, env, fail), crew: parseCrew(root, path, env, fail) };
+}
+
+type Fail = (where: string, why: string) => never;
+
+function parseDurable(root: Record<string, unknown>, path: string, env: NodeJS.ProcessEnv, fail: Fail): AgentSource[] {
   const list = root.durable ?? [];
   if (!Array.isArray(list)) fail("durable", "must be an array of agents");
   const seen = new Set<string>();
@@ -113,10 +148,7 @@ export function parseSources(json: unknown, path: string, env: NodeJS.ProcessEnv
     } catch {
       return fail(`${named}.url`, "is not a valid URL");
     }
-    if (url.username || url.password) fail(`${named}.url`, "must not carry credentials; put the token in \"token\"");
-    if (url.protocol === "http:" && !LOOPBACK.has(url.hostname)) fail(`${named}.url`, "must be https (http only for 127.0.0.1 or localhost)");
-    if (url.protocol !== "https:" && url.protocol !== "http:") fail(`${named}.url`, "must be https (http only for 127.0.0.1 or localhost)");
-    if (url.pathname !== "/" || url.search || url.hash) fail(`${named}.url`, "must be the agent's origin, without a path");
+    checkOrigin(url, `${named}.url`, "the agent's", fail);
     if (e.token === undefined) fail(`${named}.token`, "is required for a url entry (inline, env:NAME or file:PATH)");
     const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
     if (token.length < 16) fail(`${named}.token`, "is shorter than 16 characters");
@@ -131,6 +163,56 @@ export function parseSources(json: unknown, path: string, env: NodeJS.ProcessEnv
     const tokenHash = createHash("sha256").update(token).digest("hex");
     return { name, endpoint, key: `url:${url.origin}|${tokenHash}|${caKey}` };
   });
+}
+
+/**
+ * The `crew` entries (C-1): `{name, url, token, ca?}`. The url is the member's front door; the
+ * token is the crew credential `collie crew join` stored (inline, env:NAME or file:PATH).
+ */
+function parseCrew(root: Record<string, unknown>, path: string, env: NodeJS.ProcessEnv, fail: Fail): CrewSource[] {
+  const list = root.crew ?? [];
+  if (!Array.isArray(list)) fail("crew", "must be an array of member machines");
+  const seen = new Set<string>();
+  return (list as unknown[]).map((raw, i) => {
+    const at = `crew[${i}]`;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail(at, "must be an object");
+    const e = raw as Record<string, unknown>;
+    const known = new Set(["name", "url", "token", "ca", "comment"]);
+    for (const key of Object.keys(e)) if (!known.has(key)) fail(`${at}.${key}`, "is not a field of a crew member (name, url, token, ca)");
+    if (typeof e.name !== "string" || !NAME.test(e.name)) fail(`${at}.name`, "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    const name = e.name as string;
+    const named = `${at} (${name})`;
+    if (seen.has(name)) fail(`${named}.name`, "is used by an earlier entry");
+    seen.add(name);
+    if (typeof e.url !== "string") fail(`${named}.url`, "must be a URL");
+    let url: URL;
+    try {
+      url = new URL(e.url as string);
+    } catch {
+      return fail(`${named}.url`, "is not a valid URL");
+    }
+    checkOrigin(url, `${named}.url`, "the member's", fail);
+    if (e.token === undefined) fail(`${named}.token`, "is required: the crew credential `collie crew join` stored (inline, env:NAME or file:PATH)");
+    const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
+    if (token.length < 16) fail(`${named}.token`, "is shorter than 16 characters");
+    const member: CrewSource = { name, url, token, key: "" };
+    let caKey = "";
+    if (e.ca !== undefined) {
+      if (typeof e.ca !== "string" || !e.ca.startsWith("file:")) fail(`${named}.ca`, "must be file:PATH to a PEM certificate");
+      member.ca = readFile((e.ca as string).slice(5), `${named}.ca`, path, fail);
+      caKey = e.ca as string;
+    }
+    member.key = `crew:${url.origin}|${createHash("sha256").update(token).digest("hex")}|${caKey}`;
+    return member;
+  });
+}
+
+/** An https origin (http only on loopback), without credentials or a path. */
+function checkOrigin(url: URL, where: string, whose: string, fail: Fail): void {
+  if (url.username || url.password) fail(where, "must not carry credentials; put the token in \"token\"");
+  if (url.protocol === "http:" && !LOOPBACK.has(url.hostname)) fail(where, "must be https (http only for 127.0.0.1 or localhost)");
+  if (url.protocol !== "https:" && url.protocol !== "http:") fail(where, "must be https (http only for 127.0.0.1 or localhost)");
+  if (url.pathname !== "/" || url.search || url.hash) fail(where, `must be ${whose} origin, without a path`);
 }
 
 function resolveSecret(value: unknown, where: string, path: string, env: NodeJS.ProcessEnv, fail: (w: string, why: string) => never): string {

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { DEVICES_MIGRATION } from "../security/devices.ts";
+import { CREW_MIGRATION } from "../crew/invites.ts";
 
 const MIGRATIONS: readonly string[] = [
   // 1: held answers (D-5)
@@ -71,6 +72,9 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE push_subscriptions ADD COLUMN device_id TEXT REFERENCES devices (id) ON DELETE CASCADE;
    DELETE FROM push_subscriptions WHERE device_id IS NULL;
    CREATE INDEX push_subscriptions_device ON push_subscriptions (device_id);`,
+  // 5: crew (C-1): a device is a phone or a crew lead; a member's one-time invites and their
+  // wrong guesses; and on a lead, the actions held for a member that could not be reached.
+  CREW_MIGRATION,
 ];
 
 export interface StateDb {

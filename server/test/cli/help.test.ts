@@ -14,6 +14,8 @@ const FLAGS: Record<string, string[]> = {
   pair: ["--url", "--port", "--state-dir", "--json", "--help"],
   devices: ["--state-dir", "--help"],
   "devices revoke": ["--state-dir", "--help"],
+  "crew invite": ["--url", "--state-dir", "--json", "--help"],
+  "crew join": ["--sources", "--state-dir", "--help"],
 };
 
 /** The flags a help text lists in its flag rows (indented, then the flag). */

@@ -29,12 +29,13 @@ after(async () => {
 const none = { fixed: [] };
 
 describe("every API route needs a paired device (X-1)", () => {
-  test("an unpaired request gets 401 on every registered /api route but health and pairing", async () => {
+  test("an unpaired request gets 401 on every registered /api route but health, pairing and the crew invite exchange", async () => {
     const d = await TestDaemon.start({ sources: none });
     const routes = d.daemon.app.collieRoutes.filter((r) => r.url.startsWith("/api/") && r.method !== "HEAD");
     assert.ok(routes.length >= 15, `routes found: ${routes.length}`);
-    const open = new Set(["/api/health", "/api/pair"]);
-    // What each route declares is what this test expects: only these two are public.
+    const open = new Set(["/api/health", "/api/pair", "/api/crew/join"]);
+    // What each route declares is what this test expects: only these three are public (an invite
+    // is the crew join's credential, as a pairing code is the pairing's, C-1).
     assert.deepEqual(new Set(routes.filter((r) => r.access === "public").map((r) => r.url)), open);
     for (const r of routes) {
       const url = r.url.replace(/:(\w+)/g, "x");

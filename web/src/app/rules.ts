@@ -33,6 +33,48 @@ export function sectionFloats(agents: Iterable<AgentSummary>): boolean {
   return false;
 }
 
+/**
+ * An agent's name as sources.json gives it on its own machine (P-2 line 1). A crew member's agent
+ * reaches this phone keyed `<agent>@<member>` (names never hold `@`); the member's name is on
+ * line 2 instead (C-1).
+ */
+export function agentTitle(a: Pick<AgentSummary, "name" | "machine">): string {
+  const suffix = a.machine === null ? "" : `@${a.machine}`;
+  return suffix && a.name.endsWith(suffix) ? a.name.slice(0, -suffix.length) : a.name;
+}
+
+/** One Durable agents section of the dashboard: this machine's (`machine` null) or a crew member's (C-1). */
+export interface AgentSection {
+  machine: string | null;
+  /** The rows it lists (all, or only those waiting on you, P-4). */
+  rows: AgentSummary[];
+  /** An agent of this section waits on you: it rises above the others and the Spaces (P-3, C-1). */
+  floats: boolean;
+}
+
+/**
+ * The dashboard's sections (C-1): this machine's first, naming no machine, then one per crew
+ * member in the order they arrive. A machine without agents has no section; with "Show only what
+ * needs you" on, a member's section with nothing waiting is not drawn (this machine's keeps P-4's
+ * behaviour).
+ */
+export function agentSections(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean): AgentSection[] {
+  const byMachine = new Map<string | null, AgentSummary[]>([[null, []]]);
+  for (const a of agents) {
+    const list = byMachine.get(a.machine) ?? [];
+    list.push(a);
+    byMachine.set(a.machine, list);
+  }
+  const out: AgentSection[] = [];
+  for (const [machine, list] of byMachine) {
+    if (list.length === 0) continue;
+    const rows = visibleAgents(list, onlyNeedsYou);
+    if (machine !== null && rows.length === 0) continue;
+    out.push({ machine, rows, floats: sectionFloats(list) });
+  }
+  return out;
+}
+
 /** The rows the section lists (P-4): all, or only agents waiting on you. */
 export function visibleAgents(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean): AgentSummary[] {
   const list = [...agents];

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentSummary, Conversation } from "@colliepwa/shared";
 import {
-  agentLine2, agentRowRight, conversationLine2, conversationTitle, headerLine2, sectionFloats, sortConversations, visibleAgents,
+  agentLine2, agentRowRight, agentSections, agentTitle, conversationLine2, conversationTitle, headerLine2, sectionFloats, sortConversations, visibleAgents,
 } from "../../src/app/rules.ts";
 
 const agent = (over: Partial<AgentSummary> = {}): AgentSummary => ({
@@ -79,5 +79,28 @@ describe("the chat header's line 2 (P-21)", () => {
   });
   it("falls back to the workspace", () => {
     expect(headerLine2(conv())).toBe("Support");
+  });
+});
+
+describe("the dashboard's sections per machine (C-1)", () => {
+  const member = (name: string, machine: string, over: Partial<AgentSummary> = {}) => agent({ name: `${name}@${machine}`, machine, ...over });
+
+  it("draws this machine's section first, then one per member, and names each agent without its member", () => {
+    const sections = agentSections([member("pi", "workshop"), agent({ name: "desk" }), member("pi", "build")], false);
+    expect(sections.map((s) => s.machine)).toEqual([null, "workshop", "build"]);
+    expect(sections[1]!.rows.map(agentTitle)).toEqual(["pi"]);
+    expect(agentTitle(agent({ name: "desk" }))).toBe("desk");
+  });
+
+  it("floats only the section with an agent waiting on you, until the last ask is answered", () => {
+    const waiting = agentSections([agent(), member("pi", "workshop", { counts: { open: 1, waiting: 1 } })], false);
+    expect(waiting.map((s) => [s.machine, s.floats])).toEqual([[null, false], ["workshop", true]]);
+    const answered = agentSections([agent(), member("pi", "workshop", { counts: { open: 1, waiting: 0 } })], false);
+    expect(answered.every((s) => !s.floats)).toBe(true);
+  });
+
+  it("applies Show only what needs you across machines; an unreachable member floats nothing", () => {
+    const list = [agent(), member("pi", "workshop", { counts: { open: 1, waiting: 1 } }), member("pi", "build", { state: "unreachable", counts: { open: 0, waiting: 0 } })];
+    expect(agentSections(list, true).map((s) => [s.machine, s.rows.length])).toEqual([[null, 0], ["workshop", 1]]);
   });
 });

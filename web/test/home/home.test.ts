@@ -68,6 +68,12 @@ describe("home rules", () => {
     expect(versionWarning(undefined)).toBeNull();
   });
 
+  test("a crew member whose Collie is older says so, unless its agent's own wire is the mismatch (C-1)", () => {
+    expect(versionWarning(agentSummary({ machine: "workshop", state: "version-mismatch", wire: { agent: 1, collie: 1 } }))).toBe(STRINGS.olderCollie);
+    expect(versionWarning(agentSummary({ machine: "workshop", state: "version-mismatch", wire: { agent: null, collie: 0 } }))).toBe(STRINGS.olderCollie);
+    expect(versionWarning(agentSummary({ machine: "workshop", state: "version-mismatch", wire: { agent: 2, collie: 1 } }))).toMatch(/wire v2/);
+  });
+
   test("openedPane and refusalReason read action replies", () => {
     expect(openedPane(200, { ok: true, paneId: "p9" })).toBe("p9");
     expect(openedPane(200, { ok: true })).toBeNull();

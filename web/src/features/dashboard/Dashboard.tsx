@@ -1,12 +1,13 @@
 /**
- * The dashboard (P-1…P-4, P-17): the Durable agents section, one row per agent. It floats to the
- * top while a conversation waits on you; it is not drawn when no agent is attached.
+ * The dashboard (P-1…P-4, P-17, C-1): a Durable agents section per machine of the crew, this
+ * machine's first, then one per member titled with its name; one row per agent. A section floats
+ * to the top while one of its conversations waits on you; none is drawn when no agent is attached.
  */
 import { useState } from "react";
 import { STRINGS, type AgentSummary } from "@colliepwa/shared";
 import { usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { agentLine2, agentRowRight, sectionFloats, visibleAgents } from "../../app/rules.ts";
+import { agentLine2, agentRowRight, agentSections, agentTitle, type AgentSection } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
 
@@ -14,29 +15,33 @@ export function Dashboard() {
   const state = usePhoneState();
   const [onlyNeedsYou] = useState(readOnlyNeedsYou);
   const agents = [...state.agents.values()];
-  const floats = sectionFloats(agents);
-  const rows = visibleAgents(agents, onlyNeedsYou);
-  const section = agents.length === 0 ? null : (
-    <section className={`durable-section${floats ? " floats" : ""}`} aria-labelledby="durable-agents" data-floats={floats}>
-      <h2 id="durable-agents">{STRINGS.durableAgents}</h2>
-      <ul className="rows">
-        {rows.map((a) => <AgentRow key={a.name} agent={a} />)}
-      </ul>
-    </section>
-  );
+  const sections = agentSections(agents, onlyNeedsYou);
+  const draw = (s: AgentSection) => <AgentsSection key={s.machine ?? ""} section={s} />;
   return (
     <main className="screen dashboard">
       <header className="topbar">
         <h1>Collie</h1>
         <a className="icon-button" href={href({ name: "settings" })} aria-label="Settings">⚙</a>
       </header>
-      {floats && section}
+      {sections.filter((s) => s.floats).map(draw)}
       <section className="spaces" aria-label="Spaces">
         {!state.loaded && <p className="muted">Connecting to Collie…</p>}
         {state.loaded && agents.length === 0 && <p className="muted">No durable agents are attached. Add one to sources.json.</p>}
       </section>
-      {!floats && section}
+      {sections.filter((s) => !s.floats).map(draw)}
     </main>
+  );
+}
+
+function AgentsSection({ section }: { section: AgentSection }) {
+  const id = section.machine === null ? "durable-agents" : `durable-agents-${section.machine}`;
+  return (
+    <section className={`durable-section${section.floats ? " floats" : ""}`} aria-labelledby={id} data-floats={section.floats} data-machine={section.machine ?? ""}>
+      <h2 id={id}>{section.machine ?? STRINGS.durableAgents}</h2>
+      <ul className="rows">
+        {section.rows.map((a) => <AgentRow key={a.name} agent={a} />)}
+      </ul>
+    </section>
   );
 }
 
@@ -47,7 +52,7 @@ function AgentRow({ agent }: { agent: AgentSummary }) {
       <a className="row agent-row" href={href({ name: "home", agent: agent.name })} data-agent={agent.name}>
         <span className="row-main">
           <span className="row-line1">
-            <span className="row-title">{agent.name}</span> <ExperimentalBadge />
+            <span className="row-title">{agentTitle(agent)}</span> <ExperimentalBadge />
           </span>
           <span className="row-line2 muted">{agentLine2(agent)}</span>
         </span>

@@ -10,7 +10,7 @@ import { actionPath } from "../../app/api.ts";
 import { newRequestId } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
-import { conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
   agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
@@ -53,7 +53,7 @@ export function AgentHome({ agent }: { agent: string }) {
       <header className="topbar">
         <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
         <h1>
-          {agent} <ExperimentalBadge />
+          {summary ? agentTitle(summary) : agent} <ExperimentalBadge />
         </h1>
         {caps?.starters === true && (
           <a className="icon-button home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation} title={STRINGS.newConversation}>+</a>

@@ -127,6 +127,8 @@ function newest(speaks: unknown): number | null {
 /** The warning on a version-mismatched agent's home (P-17), or null. */
 export function versionWarning(a: AgentSummary | undefined): string | null {
   if (!a || a.state !== "version-mismatch") return null;
+  // A crew member's agent whose own wire is fine: the member's Collie is the older one (C-1).
+  if (a.machine !== null && (a.wire.agent === null || a.wire.agent === a.wire.collie)) return STRINGS.olderCollie;
   if (a.wire.agent === null) return STRINGS.versionMismatch;
   return STRINGS.versionWarning(a.wire.agent, a.wire.collie);
 }

@@ -1,0 +1,33 @@
+/**
+ * A member's crew routes (C-1): the invite exchange, public like `/api/pair` (the invite is the
+ * credential), and the crew hello a lead reads on connect, for any paired device.
+ */
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { isLoopbackAddress } from "../security/devices.ts";
+import { DEVICE, PUBLIC } from "../security/access.ts";
+import { COLLIE_VERSION } from "../version.ts";
+import type { Invites } from "./invites.ts";
+import { CREW_HELLO_PATH, CREW_JOIN_PATH, CREW_PROTOCOL_VERSION, type CrewHello, type CrewJoinReply } from "./protocol.ts";
+
+const JoinBody = Type.Object({ invite: Type.String({ minLength: 1, maxLength: 64 }), name: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export async function crewRoutes(app: FastifyInstance, invites: Invites): Promise<void> {
+  app.post<{ Body: { invite: string; name: string } }>(CREW_JOIN_PATH, { ...PUBLIC, schema: { body: JoinBody } }, async (req, reply) => {
+    // A loopback peer may be any client of a front door: only the global limit counts for it.
+    const source = isLoopbackAddress(req.ip) ? null : req.ip;
+    const result = invites.redeem(req.body.invite, req.body.name, source);
+    if (!result.ok) {
+      const status = result.reason === "too-many-tries" ? 429 : 403;
+      const message = result.reason === "expired"
+        ? "This invite has expired. Run `collie crew invite` on the member again."
+        : result.reason === "too-many-tries"
+          ? "Too many wrong invites. Wait a few minutes, then run `collie crew invite` on the member again."
+          : "This invite is not valid. Run `collie crew invite` on the member again.";
+      return reply.code(status).send({ error: `invite-${result.reason}`, message });
+    }
+    const body: CrewJoinReply = { joined: true, crew: CREW_PROTOCOL_VERSION, device: { id: result.device.id, name: result.device.name }, token: result.token };
+    return body;
+  });
+  app.get(CREW_HELLO_PATH, DEVICE, async (): Promise<CrewHello> => ({ crew: CREW_PROTOCOL_VERSION, collie: COLLIE_VERSION }));
+}
