@@ -8,6 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child, sleep } from "./lib.ts";
 
+/** The V8 flags the `collie` bin's shebang and `npm start` give the daemon. */
+export const DAEMON_NODE_FLAGS = "--max-semi-space-size=1";
+
 export interface Source {
   name: string;
   socket: string;
@@ -92,7 +95,10 @@ export class Cluster {
   async startDaemon(opts: { panes: number; timeoutMs?: number }): Promise<number> {
     const sources = [...(this.latencySource ? [this.latencySource] : []), ...this.loadSources];
     // --expose-gc: the memory run reads the heap after a full GC (no GC runs unless asked).
-    const execArgv = ["--expose-gc", ...profile(this.phase, "daemon"), ...(process.env.BENCH_DAEMON_NODE_FLAGS ?? "").split(" ").filter(Boolean)];
+    // The daemon runs with the flags the `collie` bin gives it (server/bin/collie.js), unless the
+    // experiment names its own.
+    const flags = process.env.BENCH_DAEMON_NODE_FLAGS ?? DAEMON_NODE_FLAGS;
+    const execArgv = ["--expose-gc", ...profile(this.phase, "daemon"), ...flags.split(" ").filter(Boolean)];
     const daemon = new Child("daemon-entry.ts", { name: "daemon", env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources) }, execArgv });
     this.children.push(daemon);
     this.daemon = daemon;

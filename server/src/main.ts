@@ -25,7 +25,6 @@ import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
-import qrcode from "qrcode-terminal";
 import { joinCrew } from "./cli/crew-join.ts";
 
 async function main(argv: string[]): Promise<number> {
@@ -148,6 +147,8 @@ async function pair(args: Args): Promise<number> {
     return 0;
   }
   console.log(`Open this link on your phone (valid for 10 minutes, once):\n\n  ${link}\n`);
+  // Loaded here, not at start: only `collie pair` draws a QR code (issue: memory).
+  const { default: qrcode } = await import("qrcode-terminal");
   qrcode.generate(link, { small: true }, (qr: string) => console.log(qr));
   console.log(`Or type the code on the pairing page: ${code}`);
   const hint = phoneHint(origin);

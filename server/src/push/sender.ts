@@ -11,7 +11,6 @@
  * - any other status (400 BadWebPushTopic, 403 BadJwtToken, 413 …): `failed` at once.
  * Log lines name the endpoint by origin and hash only, never its path or the keys.
  */
-import webpush from "web-push";
 import type { PushPayload } from "@colliepwa/shared";
 import { endpointLabel, type StoredSubscription } from "./subscriptions.ts";
 import type { VapidKeys } from "./vapid.ts";
@@ -53,6 +52,9 @@ export async function sendPush(sub: StoredSubscription, payload: PushPayload, op
   const doFetch = config.fetch ?? fetch;
   const sleep = config.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const label = endpointLabel(sub.endpoint);
+  // Loaded on the first push, not at start: web-push and what it pulls in are about 15 MB of a
+  // daemon's memory that a Collie without subscriptions never needs (issue: memory).
+  const { default: webpush } = await import("web-push");
   const details = webpush.generateRequestDetails(sub, JSON.stringify(payload), {
     vapidDetails: config.vapid,
     TTL: opts.ttl,

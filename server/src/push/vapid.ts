@@ -4,8 +4,8 @@
  * own: damaged keys stop push with a clear message instead of silently breaking every phone's
  * subscription (docs/push.md says how to start over on purpose).
  */
+import { createECDH } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import webpush from "web-push";
 
 export interface VapidKeys {
   /** base64url, the uncompressed P-256 point (65 bytes): what `pushManager.subscribe` takes. */
@@ -26,10 +26,25 @@ export function validVapidKeys(k: VapidKeys): boolean {
 }
 
 /**
+ * A new P-256 key pair for VAPID, as web-push makes it (the uncompressed public point and the
+ * 32-byte private scalar, base64url), with node:crypto alone: web-push itself loads on the first
+ * push, not at every start.
+ */
+export function generateVapidKeys(): VapidKeys {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  return {
+    publicKey: ecdh.getPublicKey().toString("base64url"),
+    // A scalar with leading zero bytes comes back shorter: VAPID wants exactly 32 bytes.
+    privateKey: Buffer.from(ecdh.getPrivateKey().toString("hex").padStart(64, "0"), "hex").toString("base64url"),
+  };
+}
+
+/**
  * The kept key pair, or a new one on the very first start (`created: true`). Throws
  * VapidKeyError when the kept pair is damaged: never replaced behind the user's back.
  */
-export function loadOrCreateVapidKeys(db: DatabaseSync, now: number = Date.now(), generate: () => VapidKeys = () => webpush.generateVAPIDKeys()): { keys: VapidKeys; created: boolean } {
+export function loadOrCreateVapidKeys(db: DatabaseSync, now: number = Date.now(), generate: () => VapidKeys = generateVapidKeys): { keys: VapidKeys; created: boolean } {
   const row = db.prepare("SELECT public_key, private_key FROM push_vapid WHERE id = 1").get() as { public_key: string; private_key: string } | undefined;
   if (row) {
     const keys = { publicKey: row.public_key, privateKey: row.private_key };

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { loadOrCreateVapidKeys, validVapidKeys, VapidKeyError } from "../../src/push/vapid.ts";
+import { generateVapidKeys, loadOrCreateVapidKeys, validVapidKeys, VapidKeyError } from "../../src/push/vapid.ts";
+import { createECDH } from "node:crypto";
 import { checkSubscription, endpointLabel, MAX_SUBSCRIPTIONS, SubscriptionError, Subscriptions } from "../../src/push/subscriptions.ts";
 import { PushService } from "../../src/push/push.ts";
 import { openStateDb } from "../../src/store/db.ts";
@@ -16,6 +17,16 @@ import { pairedDevice } from "../helpers/paired-device.ts";
 after(() => removeTempDirs());
 
 describe("VAPID keys", () => {
+  test("a new key pair, made with node:crypto alone, is a P-256 pair VAPID takes: the public point is the private scalar's", () => {
+    for (let n = 0; n < 200; n++) {
+      const keys = generateVapidKeys();
+      assert.ok(validVapidKeys(keys));
+      const ecdh = createECDH("prime256v1");
+      ecdh.setPrivateKey(Buffer.from(keys.privateKey, "base64url"));
+      assert.equal(ecdh.getPublicKey().toString("base64url"), keys.publicKey);
+    }
+  });
+
   test("made on the first start, the same after a restart", () => {
     const dir = tempDir();
     let state = openStateDb(dir);
