@@ -9,10 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ALL_CAPS, CAP_NAMES, COLLIE_WIRE_HEADER, LIMITS, WIRE_ROOT, WIRE_VERSION, WIRE_VERSIONS } from "../wire/constants.ts";
 import { statusOf, type WireErrorCode } from "../wire/errors.ts";
 import { parseWith, type Checker } from "../wire/check.ts";
-import {
-  actionBodyChecker, answerBodyChecker, closeBodyChecker, historyItemsPageChecker, historyPageChecker,
-  renameBodyChecker, reopenBodyChecker, sendBodyChecker, starterBodyChecker, steerBodyChecker, stopBodyChecker,
-} from "../wire/messages.ts";
+import { historyItemsPageChecker, historyPageChecker, WRITE_BODY_CHECKERS } from "../wire/messages.ts";
 import { matchRoute, ROUTES, type RouteName } from "../wire/routes.ts";
 import { assertId, cleanText, isValidCursor } from "../wire/rules.ts";
 import type {
@@ -78,17 +75,7 @@ class HttpError extends Error {
   }
 }
 
-const WRITE_BODIES: Partial<Record<RouteName, Checker<{ requestId: string }>>> = {
-  answer: answerBodyChecker,
-  send: sendBodyChecker,
-  steer: steerBodyChecker,
-  stop: stopBodyChecker,
-  action: actionBodyChecker,
-  rename: renameBodyChecker,
-  close: closeBodyChecker,
-  reopen: reopenBodyChecker,
-  starter: starterBodyChecker,
-};
+const WRITE_BODIES: Partial<Record<RouteName, Checker<{ requestId: string }>>> = WRITE_BODY_CHECKERS;
 
 const CLOSED_PANES_KEPT = 1000;
 

@@ -23,7 +23,7 @@ export {
 } from "./rules.ts";
 export { type Checker, type Parsed, parseWith, WireShapeError } from "./check.ts";
 export {
-  MESSAGE_CHECKERS, type MessageType, isKnownAsk, parseAsk, parseErrorBody, parseEventsPage, parseHello,
+  MESSAGE_CHECKERS, WRITE_BODY_CHECKERS, type MessageType, isKnownAsk, parseAsk, parseErrorBody, parseEventsPage, parseHello,
   parseHistoryItemsPage, parseHistoryPage, parseItem, parseLayout, parseMessage, parsePaneView,
   parseStartersPage, parseWriteOk, type ParsedEventsPage,
   answerBodyChecker, sendBodyChecker, steerBodyChecker, stopBodyChecker, actionBodyChecker,

@@ -279,6 +279,24 @@ export const errorBodyChecker: Checker<WireErrorBody> = (v, path) => {
 };
 
 /** Every message type by name: the golden fixtures (sdk/test/fixtures/wire/<Type>/) use these names. */
+/**
+ * The body checker of every write route: the agent's core refuses a body that fails it, and Collie
+ * checks the phone's body with the same checker before forwarding it, so a text the agent would
+ * refuse (a send of 9 000 Cyrillic characters is 18 KB, over the 16 KiB limit) is refused by Collie
+ * with the agent's own words: one rule, stated once.
+ */
+export const WRITE_BODY_CHECKERS: Readonly<Record<"answer" | "send" | "steer" | "stop" | "action" | "rename" | "close" | "reopen" | "starter", Checker<{ requestId: string }>>> = Object.freeze({
+  answer: answerBodyChecker,
+  send: sendBodyChecker,
+  steer: steerBodyChecker,
+  stop: stopBodyChecker,
+  action: actionBodyChecker,
+  rename: renameBodyChecker,
+  close: closeBodyChecker,
+  reopen: reopenBodyChecker,
+  starter: starterBodyChecker,
+});
+
 export const MESSAGE_CHECKERS = Object.freeze({
   Hello: helloChecker,
   Layout: layoutChecker,

@@ -8,7 +8,7 @@ import {
   AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
   type ConversationsPage, type Snapshot,
 } from "@colliepwa/shared";
-import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, routePath, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, routePath, WRITE_BODY_CHECKERS, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import { AgentUnreachable } from "../agents/client.ts";
 import { cleanRawHistoryItemsPage, cleanRawHistoryPage, cleanRawStartersPage } from "../agents/incoming.ts";
@@ -159,6 +159,10 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     async (req: { params: unknown; body: unknown; device?: Device; url: string; routeOptions: { url?: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
       const body = req.body as { requestId: string };
+      // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
+      // limit counted in bytes, an id against the ID rule …) is refused here with its words.
+      const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
+      if (!wire.ok) return reply.code(400).send({ error: "bad-request", message: wire.error });
       // A crew member's agent (C-1): the member's phone API takes the action, request id unchanged.
       const own = deps.crew?.owner(p.agent!);
       const outcome = own && deps.crew

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Ask, Item, PaneDetail, Snapshot } from "@colliepwa/shared";
-import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage } from "@colliepwa/durable-sdk/wire";
+import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS } from "@colliepwa/durable-sdk/wire";
 import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
@@ -319,6 +319,23 @@ describe("actions (D-5): the phone's request id reaches the agent unchanged", ()
       }
     }
     assert.equal(d.daemon.held.count, 1);
+  });
+
+  test("one text limit: a message over the wire's 16 KiB (9 000 Cyrillic characters) is refused by Collie in the agent's own words; one at the limit lands", async () => {
+    const before = agent.messages.length;
+    const long = "щ".repeat(9000); // 18 000 bytes, 9 000 characters
+    const id = requestId("long");
+    const r = await d.post("/api/agents/desk/panes/p1/send", { requestId: id, text: long });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    const agentWords = parseWith(WRITE_BODY_CHECKERS.send, { requestId: id, text: long });
+    assert.ok(!agentWords.ok);
+    assert.deepEqual(r.body, { error: "bad-request", message: agentWords.error });
+    assert.equal((await d.post("/api/agents/desk/panes/p1/steer", { requestId: requestId("long"), text: long, turnId: null })).status, 400);
+    const atLimit = "щ".repeat(8192); // 16 384 bytes
+    const ok = requestId("limit");
+    assert.equal((await d.post("/api/agents/desk/panes/p2/send", { requestId: ok, text: atLimit })).status, 200);
+    await got(ok);
+    assert.deepEqual(agent.messages.slice(before).map((m) => m.requestId).filter(Boolean), [ok]);
   });
 
   test("a malformed phone request is refused as bad-request and never reaches the agent", async () => {
