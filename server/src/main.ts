@@ -21,6 +21,7 @@ import { flag, parseArgs, UsageError, type Args } from "./cli/args.ts";
 import { lockStateDir } from "./cli/state-lock.ts";
 import { helpFor, USAGE } from "./cli/help.ts";
 import { phoneHint } from "./cli/pair-hint.ts";
+import { isLoopbackHost } from "./net/loopback.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, sourcesPath, stateDir } from "./paths.ts";
 import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
@@ -78,7 +79,7 @@ async function serve(args: Args): Promise<number> {
   } else if (envSocket !== null) {
     console.log(`collie: ${SOCKET_ENV} names ${envSocket}, which sources.json lists already.`);
   }
-  if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+  if (!isLoopbackHost(host)) {
     console.warn(`collie: WARNING: listening on ${host}, not loopback. Collie answers "Allow" on real tool calls: reach it only through a front door with TLS (docs/deployment.md), never a bare port.`);
   }
   await buildWebIfMissing();

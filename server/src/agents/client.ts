@@ -7,6 +7,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
+import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
 
 /** How Collie reaches an agent: its socket, or its URL and token (and a CA for a private certificate). */
 export type Endpoint = { kind: "socket"; path: string } | { kind: "url"; url: URL; token: string; ca?: string };
@@ -45,7 +46,7 @@ export class AgentClient {
   get reach(): "local" | "remote" {
     if (this.endpoint.kind === "socket") return "local";
     const { protocol, hostname } = this.endpoint.url;
-    return protocol === "http:" && (hostname === "127.0.0.1" || hostname === "localhost") ? "local" : "remote";
+    return protocol === "http:" && PLAIN_HTTP_HOSTS.has(hostname) ? "local" : "remote";
   }
 
   get(path: string, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {

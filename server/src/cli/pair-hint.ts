@@ -2,6 +2,7 @@
  * `collie pair` on a loopback origin (X-1): Collie listens on 127.0.0.1, which a phone cannot
  * open, so a link there works only in a browser on this machine. One line says how a phone gets in.
  */
+import { isLoopbackHost } from "../net/loopback.ts";
 
 /** True when the origin's host is this machine's loopback (127.0.0.0/8, localhost, ::1). */
 export function isLoopbackOrigin(origin: string): boolean {
@@ -11,7 +12,7 @@ export function isLoopbackOrigin(origin: string): boolean {
   } catch {
     return false;
   }
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+  return isLoopbackHost(host);
 }
 
 /** The line `collie pair` adds under a loopback link, or null for any other origin. */

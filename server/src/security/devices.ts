@@ -33,16 +33,8 @@ export const MAX_WRONG_TRIES = 5;
 /** Wrong tries from one source within a code's lifetime after which it is refused outright. */
 export const MAX_WRONG_TRIES_PER_SOURCE = 3;
 
-/**
- * True for a peer address on this machine (127.0.0.0/8, ::1, and their IPv4-mapped forms). Behind
- * a front door (Tailscale Serve, a reverse proxy) every client arrives from loopback, so counting
- * wrong codes per address there would let any stranger lock the owner out: the global limit and
- * the code's entropy are the defence for those (the security issue, item 8).
- */
-export function isLoopbackAddress(ip: string): boolean {
-  const v4 = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || ip === "::1";
-}
+/** Peer addresses of this machine: per-address counting skips them (net/loopback.ts). */
+export { isLoopbackAddress } from "../net/loopback.ts";
 
 // Crockford-style alphabet: no 0/O, 1/I/L confusion when typed from a screen.
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";

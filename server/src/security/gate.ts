@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Device, Devices } from "./devices.ts";
 import "./access.ts"; // the `access` route config the gate reads
+import { isLoopbackHostName } from "../net/loopback.ts";
 
 export const DEVICE_COOKIE = "collie_device";
 
@@ -28,7 +29,6 @@ declare module "fastify" {
   }
 }
 
-const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** True when a Host header names this Collie. */
 export function hostAllowed(host: string | undefined, opts: Pick<GateOptions, "extraHosts" | "port">): boolean {
@@ -37,7 +37,7 @@ export function hostAllowed(host: string | undefined, opts: Pick<GateOptions, "e
   const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(h);
   if (!m) return false;
   const [, name, port] = m as unknown as [string, string, string | undefined];
-  if (LOOPBACK_NAMES.has(name)) return port !== undefined && Number(port) === opts.port();
+  if (isLoopbackHostName(name)) return port !== undefined && Number(port) === opts.port();
   return opts.extraHosts.some((extra) => {
     const e = extra.toLowerCase();
     return e === h || (!e.includes(":") && e === name);

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, resolve, dirname } from "node:path";
 import type { Endpoint } from "../agents/client.ts";
 import { locateJsonError } from "./json-error.ts";
+import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
 
 /** One durable agent as sources.json names it, with its token resolved. */
 export interface AgentSource {
@@ -41,7 +42,6 @@ export class SourcesError extends Error {
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * The variable an agent's `openCollie` takes its socket path from (S-5), and Collie reads too:
@@ -210,7 +210,7 @@ function parseCrew(root: Record<string, unknown>, path: string, env: NodeJS.Proc
 /** An https origin (http only on loopback), without credentials or a path. */
 function checkOrigin(url: URL, where: string, whose: string, fail: Fail): void {
   if (url.username || url.password) fail(where, "must not carry credentials; put the token in \"token\"");
-  if (url.protocol === "http:" && !LOOPBACK.has(url.hostname)) fail(where, "must be https (http only for 127.0.0.1 or localhost)");
+  if (url.protocol === "http:" && !PLAIN_HTTP_HOSTS.has(url.hostname)) fail(where, "must be https (http only for 127.0.0.1 or localhost)");
   if (url.protocol !== "https:" && url.protocol !== "http:") fail(where, "must be https (http only for 127.0.0.1 or localhost)");
   if (url.pathname !== "/" || url.search || url.hash) fail(where, `must be ${whose} origin, without a path`);
 }
