@@ -9,28 +9,6 @@
 import type { StateDb } from "../store/db.ts";
 import { hash, newCode, normalize, type Device, type Devices } from "../security/devices.ts";
 
-/** The crew's schema (invites here, held crew actions in held.ts); one of the state database's migrations. */
-export const CREW_MIGRATION = `
-  ALTER TABLE devices ADD COLUMN kind TEXT NOT NULL DEFAULT 'phone';
-  CREATE TABLE crew_invites (
-    code_hash TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
-  );
-  CREATE TABLE crew_invite_failures (
-    at INTEGER NOT NULL,
-    source TEXT NOT NULL
-  );
-  CREATE TABLE crew_held (
-    request_id TEXT NOT NULL,
-    machine TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    action TEXT NOT NULL,
-    path TEXT NOT NULL,
-    body TEXT NOT NULL,
-    held_at INTEGER NOT NULL,
-    PRIMARY KEY (machine, request_id)
-  );`;
 
 /** How long an invite lives. */
 export const INVITE_TTL_MS = 10 * 60 * 1000;

@@ -7,24 +7,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { StateDb } from "../store/db.ts";
 
-/** The schema this module needs; appended to the state database's migrations. */
-export const DEVICES_MIGRATION = `
-  CREATE TABLE pairing_codes (
-    code_hash TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
-  );
-  CREATE TABLE devices (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    created_at INTEGER NOT NULL,
-    last_seen INTEGER NOT NULL
-  );
-  CREATE TABLE pairing_failures (
-    at INTEGER NOT NULL,
-    source TEXT NOT NULL
-  );`;
 
 /** How long a pairing code lives. */
 export const CODE_TTL_MS = 10 * 60 * 1000;

@@ -1,14 +1,12 @@
 /**
  * Collie's own state (D-8) in an embedded `node:sqlite` database in the state directory: held
- * answers now; push subscriptions, dedupe and device pairings as those features land. The
- * directory and the files are owner-only. The schema is versioned: each migration runs once, in
- * order, inside a transaction.
+ * answers, paired devices, push keys, subscriptions and limits, crew invites and held crew
+ * actions. The directory and the files are owner-only. The schema is versioned and owned here:
+ * every table's migration is in the list below, and each runs once, in order, in a transaction.
  */
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { DEVICES_MIGRATION } from "../security/devices.ts";
-import { CREW_MIGRATION } from "../crew/invites.ts";
 
 const MIGRATIONS: readonly string[] = [
   // 1: held answers (D-5)
@@ -23,7 +21,23 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX held_answers_agent ON held_answers (agent, ask_id);`,
   // 2: paired devices and pairing codes (X-1)
-  DEVICES_MIGRATION,
+  `
+  CREATE TABLE pairing_codes (
+    code_hash TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE devices (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+  );
+  CREATE TABLE pairing_failures (
+    at INTEGER NOT NULL,
+    source TEXT NOT NULL
+  );`,
   // 3: web push (U-1…U-4, docs/push.md): the VAPID key pair (one row, made once, never replaced
   // silently), the phones' subscriptions, the asks already seen (dedupe, U-3) and the limits'
   // windows and silences (U-1), so a restart resets none of them.
@@ -74,7 +88,27 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX push_subscriptions_device ON push_subscriptions (device_id);`,
   // 5: crew (C-1): a device is a phone or a crew lead; a member's one-time invites and their
   // wrong guesses; and on a lead, the actions held for a member that could not be reached.
-  CREW_MIGRATION,
+  `
+  ALTER TABLE devices ADD COLUMN kind TEXT NOT NULL DEFAULT 'phone';
+  CREATE TABLE crew_invites (
+    code_hash TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE crew_invite_failures (
+    at INTEGER NOT NULL,
+    source TEXT NOT NULL
+  );
+  CREATE TABLE crew_held (
+    request_id TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    action TEXT NOT NULL,
+    path TEXT NOT NULL,
+    body TEXT NOT NULL,
+    held_at INTEGER NOT NULL,
+    PRIMARY KEY (machine, request_id)
+  );`,
 ];
 
 export interface StateDb {
