@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import websocket from "@fastify/websocket";
+import cookie from "@fastify/cookie";
 import { apiRoutes, type ApiDeps } from "./routes/api.ts";
 import { liveRoute } from "./routes/live.ts";
 import { staticRoutes } from "./routes/static.ts";
@@ -73,6 +74,8 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     requireAccess(r);
     for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url, access: r.config!.access! });
   });
+  // Cookies are parsed before the gate reads the device's (an onRequest hook registered first).
+  await app.register(cookie);
   // Every request passes the front door's checks first: host, origin, paired device.
   installGate(app, {
     ...deps.gate,

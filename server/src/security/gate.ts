@@ -8,6 +8,7 @@
  * page scripts never see it) or, for other clients, as a bearer token.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type {} from "@fastify/cookie"; // `req.cookies`
 import type { Device, Devices } from "./devices.ts";
 import "./access.ts"; // the `access` route config the gate reads
 import { isLoopbackHostName } from "../net/loopback.ts";
@@ -57,17 +58,11 @@ export function originAllowed(origin: string, host: string | undefined, opts: Pi
   return url.host.toLowerCase() === (host ?? "").toLowerCase() && hostAllowed(url.host, opts);
 }
 
-/** Reads the device token from the cookie or an Authorization bearer header. */
+/** Reads the device token from an Authorization bearer header or the cookie (parsed by @fastify/cookie). */
 export function deviceToken(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   if (typeof auth === "string" && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, "").trim();
-  const cookie = req.headers.cookie;
-  if (typeof cookie !== "string") return undefined;
-  for (const part of cookie.split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === DEVICE_COOKIE) return v.join("=");
-  }
-  return undefined;
+  return req.cookies?.[DEVICE_COOKIE];
 }
 
 const refuse = (reply: FastifyReply, status: number, error: string, message: string) =>
