@@ -154,8 +154,7 @@ export class Conversation {
    */
   askEnded(askId: string, decidedBy: DecidedBy, title: string): void {
     if (decidedBy === "phone") return;
-    const line = decidedBy === "timeout" ? "Timed out before an answer" : "Decided in the durable agent";
-    this.#keep(normalizeItem({ kind: "notice", id: `ask-closed-${askId}`, text: `${line}: ${title}` }, Date.now()));
+    this.#keep(normalizeItem({ kind: "notice", id: `ask-closed-${askId}`, text: askEndedLine(decidedBy, title) }, Date.now()));
   }
 
   /** The subtitle says where the order stands (S-18), or that the ticket is resolved. */
@@ -236,4 +235,9 @@ export class Conversation {
   #keep(item: Item): void {
     this.store.putItem(this.id, item);
   }
+}
+
+/** The line an ask that ended without the phone leaves (P-16): `Timed out before an answer: <title>` or `Decided in the durable agent: <title>`. */
+export function askEndedLine(decidedBy: DecidedBy, title: string): string {
+  return `${decidedBy === "timeout" ? "Timed out before an answer" : "Decided in the durable agent"}: ${title}`;
 }

@@ -226,7 +226,7 @@ function* invoice(ctx: ModelContext, t: TicketRecord): Script {
       expiresAt: new Date(Date.now() + ctx.askExpiryMs),
     },
   };
-  if (send.kind === "tool" && send.status === "failed" && send.decidedBy === "timeout") {
+  if (send.kind === "tool" && send.decidedBy === "timeout") {
     yield { kind: "tool", name: "send_invoice", args: { invoice: number, via: "email" } };
     yield { kind: "reply", text: `Nobody picked a way in time, so I emailed the corrected invoice ${number} (the default).${steered(ctx)}` };
   } else {
@@ -267,7 +267,7 @@ function* deliverySlot(ctx: ModelContext, t: TicketRecord): Script {
     ask: { kind: "choice", title: "Which delivery slot should the courier book?", options: [{ id: "thu", label: "Thursday morning" }, { id: "fri", label: "Friday morning" }] },
     decideAfterMs: SLOT_SETTLES_MS,
   };
-  if (slot.kind === "tool" && slot.status === "done") {
+  if (slot.kind === "tool" && slot.status === "done" && !slot.decidedBy) {
     yield { kind: "reply", text: `${slot.output}. ${firstName(t)} gets a text the evening before.${steered(ctx)}` };
     return;
   }
