@@ -64,6 +64,16 @@ const MIGRATIONS: readonly string[] = [
      until INTEGER NOT NULL,
      PRIMARY KEY (machine, agent)
    );`,
+  // 4: held sends (D-5, docs/decisions.md): a message sent while its agent was unreachable, kept
+  // with the phone's request id and delivered once when the agent is back.
+  `CREATE TABLE held_sends (
+     request_id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     pane_id TEXT NOT NULL,
+     text TEXT NOT NULL,
+     held_at INTEGER NOT NULL
+   );
+   CREATE INDEX held_sends_agent ON held_sends (agent, held_at);`,
 ];
 
 export interface StateDb {

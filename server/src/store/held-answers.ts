@@ -6,6 +6,7 @@
  */
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import type { StateDb } from "./db.ts";
+import { HeldSends } from "./held-sends.ts";
 
 export interface HeldAnswer {
   requestId: string;
@@ -29,8 +30,12 @@ export class HeldAnswers {
    */
   #agents: Set<string> | null = null;
 
+  /** Messages sent while the agent was unreachable (held the same way, with the same lifetime). */
+  readonly sends: HeldSends;
+
   constructor(state: StateDb) {
     this.#state = state;
+    this.sends = new HeldSends(state);
   }
 
   hold(a: HeldAnswer): void {
@@ -58,9 +63,10 @@ export class HeldAnswers {
     }));
   }
 
-  /** Drops answers held longer than HOLD_MS; returns how many. */
+  /** Drops answers (and sends) held longer than HOLD_MS; returns how many answers. */
   expire(now: number): number {
     this.#agents = null;
+    this.sends.expire(now, HOLD_MS);
     return Number(this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ?").run(now - HOLD_MS).changes);
   }
 

@@ -1,0 +1,8 @@
+/**
+ * The chat's own words where the specification leaves them to Collie (the verbatim ones are in
+ * `STRINGS` of @colliepwa/shared); each is listed in docs/decisions.md.
+ */
+export const CHAT_WORDS = Object.freeze({
+  /** Under your line while Collie holds it for an unreachable agent (D-5). */
+  held: "Not delivered yet. Collie sends it when the durable agent is back.",
+});
