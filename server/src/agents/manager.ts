@@ -71,8 +71,13 @@ export class AgentManager {
     return [...this.#live.values()].map((l) => l.connection.summary());
   }
 
+  /**
+   * Every agent's open conversations as last seen, a down agent's included: a phone that reloads
+   * while the agent is unreachable still finds its chats, and the agent's row says it is away
+   * (its state), so nothing looks closed that is not.
+   */
   conversations(): Conversation[] {
-    return [...this.#live.values()].flatMap((l) => (l.connection.state === "ready" ? l.connection.mirror.conversations() : []));
+    return [...this.#live.values()].flatMap((l) => l.connection.mirror.conversations());
   }
 
   async stopAll(): Promise<void> {

@@ -10,9 +10,10 @@ import type { BodyProps } from "./body-props.ts";
 import { permissionButtons } from "./permission.ts";
 import { Spinner } from "./Spinner.tsx";
 
-export function PermissionBody({ ask, enabled, busy, onAnswer }: BodyProps<PermissionAsk>) {
+export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyProps<PermissionAsk>) {
   const [armed, setArmed] = useState(false);
   const sendingId = busy?.answer.kind === "permission" ? busy.answer.optionId : null;
+  const chosenId = chosen?.kind === "permission" ? chosen.optionId : null;
   return (
     <div className="ask-buttons">
       {permissionButtons(ask).map((b) => {
@@ -22,8 +23,9 @@ export function PermissionBody({ ask, enabled, busy, onAnswer }: BodyProps<Permi
           <button
             type="button"
             key={b.option.id}
-            className={`ask-button ask-${b.option.kind}${isArmed ? " ask-armed" : ""}`}
+            className={`ask-button ask-${b.option.kind}${isArmed ? " ask-armed" : ""}${chosenId === b.option.id ? " ask-chosen" : ""}`}
             data-option={b.option.id}
+            data-chosen={chosenId === b.option.id || undefined}
             disabled={!enabled}
             aria-busy={sendingId === b.option.id || undefined}
             onClick={() => {

@@ -26,13 +26,15 @@ export interface BeltProps {
   setText: (update: (prev: string) => string) => void;
   /** Every reply, so the chat can learn a newer turn id from it. */
   onReply?: (result: SendResult) => void;
+  /** The agent cannot be reached: every button dims (the chat says why). */
+  away?: boolean;
 }
 
-export function Belt({ agent, pane, caps, state, actions, turnId, text, setText, onReply }: BeltProps) {
+export function Belt({ agent, pane, caps, state, actions, turnId, text, setText, onReply, away = false }: BeltProps) {
   const phone = usePhone();
   const [inFlight, setInFlight] = useState<ReadonlySet<string>>(new Set());
   const [note, setNote] = useState<BeltNote>(null);
-  const buttons = beltButtons({ caps, state, actions, text, inFlight });
+  const buttons = beltButtons({ caps, state, actions, text, inFlight, away });
   if (buttons.length === 0) return null;
 
   const tap = async (b: BeltButton) => {

@@ -14,6 +14,7 @@ import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
 import { conversationTitle, headerLine2 } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
+import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { AskSlot } from "./AskSlot.tsx";
 import { Belt } from "./Belt.tsx";
@@ -48,6 +49,7 @@ export function Chat({ agent, pane }: ChatProps) {
   const detail = state.details.get(key);
   const conversation = listed ?? detail?.conversation;
   const caps = state.agents.get(agent)?.caps ?? null;
+  const away = agentAway(state.agents.get(agent));
 
   if (!conversation) {
     return (
@@ -63,7 +65,11 @@ export function Chat({ agent, pane }: ChatProps) {
     );
   }
   // A conversation closed while it was on screen stays readable, without composer or belt.
-  return <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} />;
+  return (
+    <AgentAway.Provider value={away}>
+      <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
+    </AgentAway.Provider>
+  );
 }
 
 function BackLink({ agent }: { agent: string }) {
@@ -87,9 +93,11 @@ interface ChatScreenProps {
   detail: PaneDetail | undefined;
   caps: Caps | null;
   gone: boolean;
+  /** The agent cannot be reached (D-2): a note says so and what still works. */
+  away: boolean;
 }
 
-function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScreenProps) {
+function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: ChatScreenProps) {
   const phone = usePhone();
   const [text, setText] = useState("");
   const [shown, setShown] = useState(WINDOW_SIZE);
@@ -154,6 +162,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
         </div>
         {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} />}
       </header>
+      {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}
 
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-items" role="log" aria-live="polite" aria-relevant="additions">
@@ -172,7 +181,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
           ))}
           {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
           {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}
-          {view.dots && !gone && <WorkingDots />}
+          {view.dots && !gone && !away && <WorkingDots />}
         </div>
         {gone && <ClosedNote agent={agent} />}
       </div>
@@ -189,6 +198,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
             text={text}
             setText={setText}
             onReply={onReply}
+            away={away}
           />
           {(caps?.send || caps?.steer) && (
             <Composer

@@ -7,6 +7,7 @@ import { memo, type ReactNode } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Item, ToolStatus } from "@colliepwa/durable-sdk/wire";
 import { shortTime } from "../../app/rules.ts";
+import { AWAY_WORDS, useAgentAway } from "../../ui/AgentAway.tsx";
 import { Cursor } from "./cursor.tsx";
 import { ExternalLink, Markdown, safeHref } from "./markdown.tsx";
 
@@ -27,6 +28,7 @@ export interface ItemViewProps {
 }
 
 function ItemViewImpl({ item, today }: ItemViewProps) {
+  const away = useAgentAway();
   const partial = isPartial(item);
   const cursor = partial ? <Cursor /> : null;
   let body: ReactNode;
@@ -73,8 +75,9 @@ function ItemViewImpl({ item, today }: ItemViewProps) {
           <div className="tool-head">
             <span className="tool-name">{item.name}</span>
             <span className={`tool-status status-${item.status}`}>
-              {item.status === "running" && <span className="spinner" aria-hidden="true" />}
-              {TOOL_STATUS_WORDS[item.status]}
+              {/* Its agent is away: the call is not known to run now, so no spinner says it does. */}
+              {item.status === "running" && !away && <span className="spinner" aria-hidden="true" />}
+              {item.status === "running" && away ? AWAY_WORDS.toolLastSeen : TOOL_STATUS_WORDS[item.status]}
             </span>
           </div>
           {item.call && <code className="tool-call">{item.call}</code>}

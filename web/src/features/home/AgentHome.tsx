@@ -11,6 +11,7 @@ import { newRequestId } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
   agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
@@ -59,6 +60,7 @@ export function AgentHome({ agent }: { agent: string }) {
         )}
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
+      {agentAway(summary) && <AwayNote text={AWAY_WORDS.home} />}
       {!state.loaded && <p className="muted">Connecting to Collie…</p>}
       {open.length > 0 && (
         <ul className="rows home-open" aria-label="Open conversations">
