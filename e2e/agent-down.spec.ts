@@ -122,3 +122,24 @@ test("a dead agent does not look alive: the chat and the list say it cannot be r
   await expect(items(page, "reply").filter({ hasText: "Done: I refunded 649 EUR for order 7781." })).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(refund).toHaveCount(1);
 });
+
+test("after the agent restarts, each row of the conversation list shows its newest item's or ask's time", async ({ page, collie }) => {
+  test.setTimeout(90_000);
+  await collie.killAgent();
+  await collie.startAgent();
+  await page.goto(`/#/agent/desk`);
+  const rows = page.locator("ul.home-open [data-pane]");
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator("[data-away]")).toHaveCount(0);
+  const panes = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-pane")!));
+  expect(panes.length).toBeGreaterThan(1);
+  for (const pane of panes) {
+    const detail = (await (await page.request.get(`/api/agents/desk/panes/${encodeURIComponent(pane)}`)).json()) as {
+      items: { ts?: string }[]; asks: { createdAt: string }[];
+    };
+    const times = [...detail.items.flatMap((i) => (i.ts ? [Date.parse(i.ts)] : [])), ...detail.asks.map((a) => Date.parse(a.createdAt))];
+    expect(times.length).toBeGreaterThan(0);
+    const newest = new Date(Math.max(...times)).toISOString();
+    await expect(page.locator(`[data-pane="${pane}"] time`)).toHaveAttribute("datetime", newest);
+  }
+});

@@ -139,7 +139,12 @@ export class Forwarder {
   deliverHeld(agent: string): void {
     const conn = this.#agents.get(agent);
     if (!conn || conn.state !== "ready") return;
-    if (this.#held.sends.forAgent(agent).length > 0) void this.#deliverSends(agent, conn);
+    if (this.#held.sends.forAgent(agent).length > 0) {
+      this.#deliverSends(agent, conn).catch(() => {
+        // The daemon is closing (its database is gone): the send stays held on disk; the agent's
+        // receipt makes the next start's delivery a harmless repeat.
+      });
+    }
     for (const held of this.#held.forAgent(agent)) {
       if (this.#delivering.has(held.requestId)) continue;
       if (!conn.mirror.ask(held.paneId, held.askId)) continue;
