@@ -19,7 +19,7 @@ import { PushService, type PushOptions } from "./push/push.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
 import { AuditLog } from "./security/audit.ts";
-import { startAdminSocket } from "./security/admin.ts";
+import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
 import type { Server } from "node:http";
 
 export interface DaemonOptions {
@@ -147,7 +147,7 @@ export class Daemon {
     const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries() });
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, agents: () => agents.summaries(), origin: () => listeningOrigin(app.server.address()) });
     }
     held.expire(Date.now());
     daemon.#expireTimer = setInterval(() => held.expire(Date.now()), 60 * 60 * 1000);
