@@ -86,10 +86,13 @@ export class Phone {
 
   /** Opens a chat: reads its content now and follows it live. */
   async openPane(agent: string, pane: string): Promise<void> {
+    const views = this.store.viewsOf(agent, pane);
     this.live.watch(agent, pane);
     try {
       const r = await this.api.pane(agent, pane);
-      if (r.status === 200) this.store.setDetail(agent, r.body);
+      // The WebSocket's view came first and its deltas keep it current: drawing the same chat a
+      // second time from this read would only cost time (a 2000-item chat drawn twice).
+      if (r.status === 200 && this.store.viewsOf(agent, pane) === views) this.store.setDetail(agent, r.body);
     } catch {
       // offline: the watch brings the content when the connection is back
     }

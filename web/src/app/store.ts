@@ -37,6 +37,8 @@ export class PhoneStore {
     unpaired: false,
   };
   readonly #listeners = new Set<() => void>();
+  /** How many `view` messages came per chat: a read that a view overtook is not drawn again. */
+  readonly #views = new Map<string, number>();
 
   getState = (): PhoneState => this.#state;
 
@@ -58,6 +60,11 @@ export class PhoneStore {
     const details = new Map(this.#state.details);
     details.set(paneKey(agent, detail.conversation.id), detail);
     this.#set({ details });
+  }
+
+  /** How many `view` messages this chat got so far (see Phone.openPane). */
+  viewsOf(agent: string, pane: string): number {
+    return this.#views.get(paneKey(agent, pane)) ?? 0;
   }
 
   apply(m: LiveMessage): void {
@@ -117,6 +124,7 @@ export class PhoneStore {
         this.#updateDetail(m.agent, m.paneId, (d) => ({ ...d, asks: d.asks.filter((a) => a.id !== m.askId) }));
         return;
       case "view":
+        this.#views.set(paneKey(m.agent, m.paneId), this.viewsOf(m.agent, m.paneId) + 1);
         this.setDetail(m.agent, m.detail);
         return;
       case "held-outcome": {
