@@ -103,3 +103,25 @@ test("Steer reaches the running turn; Stop ends it", async ({ page }) => {
   // The chain's progress went with the turn: line 2 is the subtitle again.
   await expect(chat.header).toContainText(SEEDED.jonas.subtitle);
 });
+
+test("while a turn runs the composer's main button steers; Send returns when the turn ends", async ({ page }) => {
+  const { pane, title, intro } = SEEDED.maria;
+  const chat = await openChat(page, pane, title, intro);
+  const form = chat.composer.locator("xpath=ancestor::form");
+  const main = form.getByRole("button", { name: "Steer", exact: true });
+  await chat.composer.fill("Check the courier's note first, then refund her");
+  await chat.send.click();
+  // The turn runs (it waits on the refund's approval): the composer's button is Steer now.
+  await expect(main).toBeVisible({ timeout: TURN_TIMEOUT });
+  await expect(form.getByRole("button", { name: "Send", exact: true })).toHaveCount(0);
+  const steered = "She prefers a voucher if possible";
+  await chat.composer.fill(steered);
+  await main.click();
+  await expect(chat.composer).toHaveValue("");
+  await expect(items(page, "user").filter({ hasText: steered })).toHaveCount(1);
+  await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
+  // The turn ends (stopped): Send is back.
+  await chat.stop.click();
+  await expect(form.getByRole("button", { name: "Send", exact: true })).toBeVisible();
+  await expect(main).toHaveCount(0);
+});

@@ -325,17 +325,19 @@ describe("the belt (P-22, P-23)", () => {
     expect(calls[0]!.body!.requestId).not.toBe(calls[1]!.body!.requestId);
   });
 
+  const beltSteer = () => within(screen.getByRole("toolbar", { name: "Belt" })).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+
   test("Steer sends the composer's text into the running turn and clears it; refused, the text comes back", async () => {
     const h = await startPhone({
       conversations: [working],
       routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), seq("POST", STEER, OK, { status: 409, body: { error: "moved-on", message: "x" } })],
     });
     await openChat(h);
-    const steer = screen.getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+    const steer = beltSteer();
     expect(steer.disabled).toBe(true); // nothing typed
     await type("Use the voucher too");
     await act(async () => {
-      fireEvent.click(screen.getByRole("button", { name: STRINGS.steer }));
+      fireEvent.click(beltSteer());
     });
     expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Use the voucher too", turnId: "turn-7" });
     expect(composer().value).toBe("");
@@ -343,14 +345,38 @@ describe("the belt (P-22, P-23)", () => {
 
     await type("Second steer");
     await act(async () => {
-      fireEvent.click(screen.getByRole("button", { name: STRINGS.steer }));
+      fireEvent.click(beltSteer());
     });
     expect(composer().value).toBe("Second steer");
     expect(screen.getByText(STRINGS.notSent)).toBeTruthy();
   });
 
-  test("a turn named by a send's reply is the newest turn the phone saw", async () => {
+  test("while a turn runs the composer's main button is Steer; Send returns when the turn ends", async () => {
     const h = await startPhone({
+      conversations: [working],
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STEER, OK)],
+    });
+    await openChat(h);
+    const form = composer().closest("form")!;
+    expect(within(form).queryByRole("button", { name: STRINGS.send })).toBeNull();
+    const main = within(form).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+    expect(main.disabled).toBe(true); // nothing typed
+    await type("Add the voucher");
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: STRINGS.steer }));
+    });
+    expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Add the voucher", turnId: "turn-7" });
+    expect(h.callsTo(SEND, "POST")).toHaveLength(0);
+    expect(composer().value).toBe("");
+    act(() => h.deliver({ type: "conversation", conversation: { ...working, state: "idle" } }));
+    expect(within(form).getByRole("button", { name: STRINGS.send })).toBeTruthy();
+    expect(within(form).queryByRole("button", { name: STRINGS.steer })).toBeNull();
+  });
+
+  test("a turn named by a send's reply is the newest turn the phone saw", async () => {
+    // An agent without steer: Send stays the composer's button during a turn.
+    const h = await startPhone({
+      agents: [agentSummary({ steer: false })],
       conversations: [working],
       routes: [
         on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }),

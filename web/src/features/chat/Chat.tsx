@@ -17,8 +17,8 @@ import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { AskSlot } from "./AskSlot.tsx";
-import { Belt } from "./Belt.tsx";
-import { newestTurn } from "./belt.ts";
+import { Belt, useBelt } from "./Belt.tsx";
+import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
 import { ItemView } from "./ItemView.tsx";
@@ -136,6 +136,16 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
 
   const canSendCap = Boolean(caps?.send) && !gone;
   const typed = text.trim();
+  const belt = useBelt({ agent, pane, caps, state: conversation.state, actions: conversation.actions, turnId, text, setText, onReply, away });
+  // While a turn runs the composer's main button steers (where the agent declares steer).
+  const steerButton = turnRunning(conversation.state) && !gone ? belt.buttons.find((b) => b.kind === "steer") : undefined;
+  // P-20: the composer says `Sent` once the agent took your newest line (a turn it starts included).
+  const sentNote = view.composer === "sent" && !typed ? STRINGS.sent : null;
+  const onSteer = () => {
+    if (!steerButton?.enabled) return;
+    pin();
+    void belt.tap(steerButton);
+  };
   const onSend = () => {
     pin();
     // Sending again retries the same request id (P-20): nothing typed, or the same text again.
@@ -188,27 +198,18 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
 
       {!gone && (
         <footer className="chat-footer">
-          <Belt
-            agent={agent}
-            pane={pane}
-            caps={caps}
-            state={conversation.state}
-            actions={conversation.actions}
-            turnId={turnId}
-            text={text}
-            setText={setText}
-            onReply={onReply}
-            away={away}
-          />
-          {(caps?.send || caps?.steer) && (
+          <Belt belt={belt} />
+          {(caps?.send || caps?.steer) && (steerButton ? (
+            <Composer text={text} onText={setText} onSend={onSteer} canSend={steerButton.enabled} note={sentNote} action="steer" />
+          ) : (
             <Composer
               text={text}
               onText={setText}
               onSend={canSendCap ? onSend : null}
               canSend={typed.length > 0 || unconfirmed.length > 0}
-              note={view.composer === "sent" && !typed ? STRINGS.sent : null}
+              note={sentNote}
             />
-          )}
+          ))}
         </footer>
       )}
     </main>

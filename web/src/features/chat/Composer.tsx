@@ -2,7 +2,9 @@
  * The composer (P-20): one text box and `Send`. It clears when you send; it says `Sent` once the
  * agent took your newest line. Send with nothing typed while a line is `Sending, not confirmed`
  * sends that line again (same request id); so does sending the same text again. The text also
- * feeds `Steer` on the belt (P-22), so it lives in the chat, not here.
+ * feeds `Steer` on the belt (P-22), so it lives in the chat, not here. While a turn runs (and the
+ * agent declares steer) the main button is `Steer`, as chat apps turn Send into Stop: a new send
+ * would only be refused then. `Send` comes back when the turn ends.
  */
 import { useId, type FormEvent, type KeyboardEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
@@ -19,9 +21,11 @@ export interface ComposerProps {
   canSend: boolean;
   /** `Sent` once the agent took your newest line. */
   note: string | null;
+  /** What the main button does: `send` a new message, or `steer` it into the running turn. */
+  action?: "send" | "steer";
 }
 
-export function Composer({ text, onText, onSend, canSend, note }: ComposerProps) {
+export function Composer({ text, onText, onSend, canSend, note, action = "send" }: ComposerProps) {
   const noteId = useId();
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
@@ -44,8 +48,8 @@ export function Composer({ text, onText, onSend, canSend, note }: ComposerProps)
         onKeyDown={onKeyDown}
       />
       {onSend && (
-        <button type="submit" className="composer-send" aria-disabled={!canSend} disabled={!canSend}>
-          {STRINGS.send}
+        <button type="submit" className={`composer-send composer-${action}`} aria-disabled={!canSend} disabled={!canSend}>
+          {action === "steer" ? STRINGS.steer : STRINGS.send}
         </button>
       )}
       {note && <span id={noteId} className="composer-note muted" role="status">{note}</span>}
