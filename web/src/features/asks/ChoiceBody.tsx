@@ -1,6 +1,6 @@
 /**
  * A `choice` ask (P-10): one row per option (label and description, at most 8); a tap sends it.
- * With `multiple`, rows toggle under `Pick any` and `Send` sends the set, once one is picked.
+ * With `multiple`, rows toggle under `Pick any` and `Send` sends the set, an empty one included.
  */
 import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
@@ -49,7 +49,8 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyP
           {o.description && <span className="ask-sub">{o.description}</span>}
         </button>
       ))}
-      <button type="button" className="ask-send" disabled={!enabled || chosen.length === 0} aria-busy={sending !== null || undefined}
+      {/* Nothing picked is an answer too (wire: 0..8 ids with `multiple`). */}
+      <button type="button" className="ask-send" disabled={!enabled} aria-busy={sending !== null || undefined}
         onClick={() => onAnswer({ kind: "choice", optionIds: chosen })}>
         {STRINGS.send}{sending && <Spinner />}
       </button>
