@@ -121,6 +121,8 @@ test("a dead agent does not look alive: the chat and the list say it cannot be r
   await expect(card).toHaveCount(0, { timeout: 30_000 });
   await expect(items(page, "reply").filter({ hasText: "Done: I refunded 649 EUR for order 7781." })).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(refund).toHaveCount(1);
+  // Delivered and taken: the held answer leaves its line like any other.
+  await expect(chat.log.locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
 });
 
 test("after the agent restarts, each row of the conversation list shows its newest item's or ask's time", async ({ page, collie }) => {

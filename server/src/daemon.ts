@@ -20,6 +20,7 @@ import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
 import { AuditLog } from "./security/audit.ts";
 import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
+import { Decisions } from "./store/decisions.ts";
 import type { Server } from "node:http";
 
 export interface DaemonOptions {
@@ -73,6 +74,7 @@ export class Daemon {
     const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
     const state = openStateDb(opts.stateDir);
     const held = new HeldAnswers(state);
+    const decisions = new Decisions(state);
     const live = new LiveHub();
     let forwarder!: Forwarder;
     // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
@@ -138,12 +140,14 @@ export class Daemon {
     );
     forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
+      const settled = decisions.settle(requestId, outcome.status === 200);
+      if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
     });
     const devices = new Devices(state);
     const audit = new AuditLog(opts.stateDir);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, decisions, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
     const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {

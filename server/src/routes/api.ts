@@ -15,6 +15,7 @@ import { asOutcome, type Forwarder } from "../actions/forward.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
+import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -24,6 +25,8 @@ export interface ApiDeps {
   audit?: AuditLog;
   /** Secret masking (R-1) of the history rows' titles and subtitles; open conversations are masked where the mirror builds them. */
   mask?: (text: string) => string;
+  /** Answers given from a phone (the chat's quiet lines, the tools always allowed). */
+  decisions?: Decisions;
 }
 
 const READ_TIMEOUT_MS = 10_000;
@@ -50,7 +53,12 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
     const detail = conn.mirror.detail(req.params.pane);
     if (!detail) return reply.code(404).send({ error: "not-found", message: "No such open conversation." });
-    return detail;
+    return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
+  });
+
+  app.get<{ Params: AgentParams }>("/api/agents/:agent/always-allowed", async (req, reply) => {
+    if (!deps.agents.get(req.params.agent)) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
@@ -96,10 +104,23 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: unknown; body: unknown; device?: { id: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+    async (req: { params: unknown; body: unknown; device?: { id: string; name?: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
       const body = req.body as { requestId: string };
+      // An answer the agent takes leaves a decision (the ask as it was when tapped).
+      let draft: DecisionDraft | null = null;
+      if (route === "answer" && deps.decisions) {
+        const ask = deps.agents.get(p.agent!)?.mirror.ask(p.pane!, p.ask!);
+        if (ask) draft = draftDecision(p.pane!, ask, (body as unknown as AnswerRequest).answer, req.device?.name ?? "a phone");
+      }
       const outcome = await deps.forwarder.action(p.agent!, route, params(p), body);
+      if (draft && deps.decisions) {
+        if (outcome.status === 200 && outcome.body.replayed !== true) {
+          deps.live.publish({ type: "decision", agent: p.agent!, decision: deps.decisions.record(p.agent!, draft) });
+        } else if (outcome.status === 202 && outcome.body.held === true) {
+          deps.decisions.hold(body.requestId, p.agent!, draft);
+        }
+      }
       const code = outcome.body.error;
       deps.audit?.write({
         action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,

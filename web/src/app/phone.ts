@@ -93,6 +93,8 @@ export class Phone {
       // The WebSocket's view came first and its deltas keep it current: drawing the same chat a
       // second time from this read would only cost time (a 2000-item chat drawn twice).
       if (r.status === 200 && this.store.viewsOf(agent, pane) === views) this.store.setDetail(agent, r.body);
+      // The answers given in this chat come with the read only.
+      if (r.status === 200 && r.body.decisions) this.store.setDecisions(agent, pane, r.body.decisions);
     } catch {
       // offline: the watch brings the content when the connection is back
     }

@@ -4,7 +4,7 @@
  * useSyncExternalStore. Plain class, no React. A drawn list stays drawn when the connection drops
  * (P-8, P-26): nothing here is cleared on disconnect.
  */
-import type { AgentSummary, Conversation, LiveMessage, PaneDetail } from "@colliepwa/shared";
+import type { AgentSummary, Conversation, Decision, LiveMessage, PaneDetail } from "@colliepwa/shared";
 import type { LiveStatus } from "./live.ts";
 
 export interface PhoneState {
@@ -17,6 +17,8 @@ export interface PhoneState {
   conversations: ReadonlyMap<string, Conversation>;
   /** The content of chats the phone has opened, by `paneKey`. */
   details: ReadonlyMap<string, PaneDetail>;
+  /** Answers given from a phone, per chat (`paneKey`), oldest first: the chat's quiet lines. */
+  decisions: ReadonlyMap<string, readonly Decision[]>;
   /** Outcomes of held answers Collie delivered later (D-5), by request id. */
   heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
   /** True when Collie said this device is not paired (X-1): the app shows how to pair. */
@@ -33,6 +35,7 @@ export class PhoneStore {
     agents: new Map(),
     conversations: new Map(),
     details: new Map(),
+    decisions: new Map(),
     heldOutcomes: new Map(),
     unpaired: false,
   };
@@ -65,6 +68,13 @@ export class PhoneStore {
   /** How many `view` messages this chat got so far (see Phone.openPane). */
   viewsOf(agent: string, pane: string): number {
     return this.#views.get(paneKey(agent, pane)) ?? 0;
+  }
+
+  /** A chat's decisions as the HTTP read gave them (the live `decision` messages add to them). */
+  setDecisions(agent: string, pane: string, list: readonly Decision[]): void {
+    const decisions = new Map(this.#state.decisions);
+    decisions.set(paneKey(agent, pane), list);
+    this.#set({ decisions });
   }
 
   apply(m: LiveMessage): void {
@@ -127,6 +137,14 @@ export class PhoneStore {
         this.#views.set(paneKey(m.agent, m.paneId), this.viewsOf(m.agent, m.paneId) + 1);
         this.setDetail(m.agent, m.detail);
         return;
+      case "decision": {
+        const key = paneKey(m.agent, m.decision.paneId);
+        const list = (s.decisions.get(key) ?? []).filter((d) => d.askId !== m.decision.askId);
+        const decisions = new Map(s.decisions);
+        decisions.set(key, [...list, m.decision]);
+        this.#set({ decisions });
+        return;
+      }
       case "held-outcome": {
         const heldOutcomes = new Map(s.heldOutcomes);
         heldOutcomes.set(m.requestId, { status: m.status, body: m.body });

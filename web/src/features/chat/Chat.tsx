@@ -5,9 +5,9 @@
  * there), ask cards under their tool call (P-9), your own lines (P-20), the belt (P-22) and the
  * composer. Opening the chat watches the pane; leaving stops watching.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
-import type { Conversation, PaneDetail } from "@colliepwa/shared";
+import type { Conversation, Decision, PaneDetail } from "@colliepwa/shared";
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
@@ -21,6 +21,7 @@ import { Belt, useBelt } from "./Belt.tsx";
 import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
+import { DecisionLine } from "./DecisionLine.tsx";
 import { ItemView } from "./ItemView.tsx";
 import { arrange, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
@@ -85,6 +86,20 @@ function ClosedNote({ agent }: { agent: string }) {
 }
 
 const EMPTY_ITEMS: readonly Item[] = [];
+const NO_DECISIONS: readonly Decision[] = [];
+
+/** Decisions by the item they sit under; those whose item is not in the chat go at its end. */
+function placeDecisions(decisions: readonly Decision[], items: readonly Item[]): { byItem: Map<string, Decision[]>; looseDecisions: Decision[] } {
+  const byItem = new Map<string, Decision[]>();
+  const looseDecisions: Decision[] = [];
+  if (decisions.length === 0) return { byItem, looseDecisions };
+  const ids = new Set(items.map((i) => i.id));
+  for (const d of decisions) {
+    if (!ids.has(d.itemId)) looseDecisions.push(d);
+    else byItem.set(d.itemId, [...(byItem.get(d.itemId) ?? []), d]);
+  }
+  return { byItem, looseDecisions };
+}
 
 interface ChatScreenProps {
   agent: string;
@@ -132,6 +147,9 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
 
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
+  // Answers given from a phone, each under the tool call its card sat under (or at the end).
+  const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
+  const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
   const unconfirmed = view.lines.filter((l) => l.state === "not-confirmed");
 
   const canSendCap = Boolean(caps?.send) && !gone;
@@ -187,8 +205,10 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
             <div className="row-slot" key={item.id}>
               <ItemView item={item} today={today} />
               {asks.length > 0 && <AskSlot agent={agent} asks={asks} />}
+              {byItem.get(item.id)?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
             </div>
           ))}
+          {looseDecisions.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
           {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
           {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}
           {view.dots && !gone && !away && <WorkingDots />}

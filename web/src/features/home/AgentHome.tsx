@@ -4,8 +4,8 @@
  * come from the agent's history under `Closed`; the notes of P-8 end the list. Agent text is
  * always rendered as text, never as markup (X-2).
  */
-import { useMemo, useState } from "react";
-import { STRINGS, type Conversation, type HistoryRow } from "@colliepwa/shared";
+import { useEffect, useMemo, useState } from "react";
+import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } from "@colliepwa/shared";
 import { actionPath } from "../../app/api.ts";
 import { newRequestId } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
@@ -32,6 +32,7 @@ export function AgentHome({ agent }: { agent: string }) {
   const history = useHistory(phone.api, agent, hasHistory, trigger, wire);
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
   const now = phone.now();
+  const always = useAlwaysAllowed(agent);
 
   if (state.loaded && !summary) {
     return (
@@ -75,6 +76,19 @@ export function AgentHome({ agent }: { agent: string }) {
           </ul>
         </section>
       )}
+      {always.length > 0 && (
+        <section className="home-always" aria-labelledby="home-always-heading">
+          <h2 id="home-always-heading">Always allowed</h2>
+          <ul className="always-list">
+            {always.map((t) => (
+              <li key={t.tool} data-tool={t.tool}>
+                <span className="always-tool">{t.tool}</span>
+                <span className="muted"> · {t.device} · <time dateTime={t.at}>{shortTime(t.at, now)}</time></span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {state.loaded && empty && <p className="muted home-empty">{hasHistory ? "No conversations yet." : "No open conversations."}</p>}
       {hasHistory && (
         <div className="home-end" aria-busy={history.loading || history.loadingMore}>
@@ -88,6 +102,36 @@ export function AgentHome({ agent }: { agent: string }) {
       )}
     </main>
   );
+}
+
+/**
+ * The tools a phone answered `Always allow` for on this agent (issue 21), read once per visit and
+ * again when a new decision comes in. The agent itself remembers them (S-27); this is the trace.
+ */
+function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
+  const phone = usePhone();
+  const [tools, setTools] = useState<AlwaysAllowedPage["tools"]>([]);
+  const decisions = usePhoneState().decisions;
+  const alwaysCount = useMemo(() => {
+    let n = 0;
+    for (const [key, list] of decisions) if (key.startsWith(`${agent}\n`)) n += list.filter((d) => d.optionKind === "allow-always").length;
+    return n;
+  }, [decisions, agent]);
+  useEffect(() => {
+    let live = true;
+    phone.api.alwaysAllowed(agent).then(
+      (r) => {
+        if (live && r.status === 200 && Array.isArray(r.body.tools)) setTools(r.body.tools);
+      },
+      () => {
+        // offline: the list stays as it was
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [phone, agent, alwaysCount]);
+  return tools;
 }
 
 function Mark({ c }: { c: Conversation }) {
