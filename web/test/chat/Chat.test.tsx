@@ -20,6 +20,7 @@ const SEND = `${PANE}/send`;
 const STEER = `${PANE}/steer`;
 const STOP = `${PANE}/stop`;
 const CLOSE = "/api/agents/desk/close";
+const RENAME = "/api/agents/desk/rename";
 const OK: FakeReply = { status: 200, body: { ok: true } };
 
 const ITEMS: Item[] = [
@@ -87,7 +88,7 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(screen.getByRole("heading", { level: 1 }).textContent).toContain(STRINGS.untitledConversation);
   });
 
-  test("no terminal, tab strip, Keys/Type/Quick; the menu holds only `Close conversation`", async () => {
+  test("no terminal, tab strip, Keys/Type/Quick; the menu holds only Rename and `Close conversation`", async () => {
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
     await openChat(h);
     for (const word of ["Keys", "Type", "Quick", "History", "Pane settings", "Pin to top row", "Terminal"]) {
@@ -97,26 +98,51 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(document.querySelector('[role="tablist"], .terminal, .tab-strip, .pane-strip')).toBeNull();
     fireEvent.click(screen.getByRole("button", { name: "Menu" }));
     const menu = screen.getByRole("menu");
-    expect(within(menu).getAllByRole("menuitem").map((b) => b.textContent)).toEqual([STRINGS.closeConversation]);
+    expect(within(menu).getAllByRole("menuitem").map((b) => b.textContent)).toEqual(["Rename", STRINGS.closeConversation]);
   });
 
-  test("without the close cap there is no menu (P-1)", async () => {
-    const h = await startPhone({ agents: [agentSummary({ close: false })], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
+  test("without the close and rename caps there is no menu (P-1)", async () => {
+    const h = await startPhone({ agents: [agentSummary({ close: false, rename: false })], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
     await openChat(h);
     expect(screen.queryByRole("button", { name: "Menu" })).toBeNull();
   });
 
-  test("Close conversation posts `close` for this pane through the outbox and goes to the agent's home", async () => {
+  test("Close conversation asks once more, then posts `close` for this pane through the outbox and goes to the agent's home", async () => {
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", CLOSE, OK)] });
     await openChat(h);
     fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    expect(h.callsTo(CLOSE, "POST")).toHaveLength(0);
+    // Keep open: nothing sent, back to the menu.
+    fireEvent.click(screen.getByRole("button", { name: "Keep open" }));
+    expect(h.callsTo(CLOSE, "POST")).toHaveLength(0);
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    expect(screen.getByText("Close this conversation?")).toBeTruthy();
     await act(async () => {
-      fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+      fireEvent.click(screen.getByRole("button", { name: "Close" }));
     });
     const [call] = h.callsTo(CLOSE, "POST");
     expect(call!.body).toMatchObject({ target: { kind: "pane", id: "p1" } });
     expect(typeof call!.body!.requestId).toBe("string");
     expect(location.hash).toBe(href({ name: "home", agent: "desk" }));
+  });
+});
+
+describe("rename (where the agent declares it)", () => {
+  test("Rename edits the title and posts `rename` for this pane", async () => {
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", RENAME, OK)] });
+    await openChat(h);
+    fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: "Rename" }));
+    const input = screen.getByRole("textbox", { name: "Title" }) as HTMLInputElement;
+    expect(input.value).toBe("Refund for order 5521");
+    fireEvent.change(input, { target: { value: "Refund, order 5521 (urgent)" } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    });
+    const [call] = h.callsTo(RENAME, "POST");
+    expect(call!.body).toMatchObject({ target: { kind: "pane", id: "p1" }, title: "Refund, order 5521 (urgent)" });
+    expect(screen.queryByRole("menu")).toBeNull();
   });
 });
 

@@ -188,7 +188,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
           </h1>
           <div className="chat-line2 muted">{headerLine2(conversation)}</div>
         </div>
-        {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} />}
+        {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} canRename={Boolean(caps?.rename)} title={conversation.title} />}
       </header>
       {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}
 
