@@ -93,8 +93,12 @@ test("Always allow takes two taps; the next call passes without a card", async (
 
   // First tap: the button asks again and names the tool; nothing is sent (P-11).
   const always = card.locator('button[data-option="allow-always"]');
+  const boxes = async () => Promise.all((await card.getByRole("button").all()).map((btn) => btn.boundingBox()));
+  const before = await boxes();
   await always.click();
   await expect(always).toContainText(STRINGS.tapAgainToAlwaysAllow);
+  // Arming it reflows nothing: every button keeps its place and size.
+  expect(await boxes()).toEqual(before);
   await expect(always).toContainText("check_stock");
   await expect(card).toBeVisible();
   expect(posted).toHaveLength(0);

@@ -125,3 +125,25 @@ test("while a turn runs the composer's main button steers; Send returns when the
   await expect(form.getByRole("button", { name: "Send", exact: true })).toBeVisible();
   await expect(main).toHaveCount(0);
 });
+
+test("the composer says what it is for, grows with a long message, and the note Sent goes once the agent answered", async ({ page }) => {
+  const { pane, title, intro } = SEEDED.aiko;
+  const chat = await openChat(page, pane, title, intro);
+  await expect(chat.composer).toHaveAttribute("placeholder", "Message");
+  const oneLine = (await chat.composer.boundingBox())!.height;
+  // Three lines' worth (wrapped, no newline): nothing is clipped.
+  await chat.composer.fill("Could you check whether the corrected invoice went out, and whether the VAT rate on it is the reduced one she asked about last week?");
+  const grown = await chat.composer.evaluate((el: HTMLTextAreaElement) => ({ scroll: el.scrollHeight, client: el.clientHeight }));
+  expect(grown.scroll).toBeLessThanOrEqual(grown.client);
+  expect((await chat.composer.boundingBox())!.height).toBeGreaterThan(oneLine * 1.5);
+  await chat.composer.fill("");
+  expect((await chat.composer.boundingBox())!.height).toBe(oneLine);
+
+  // `Sent` shows once the agent took the line, and goes when its reply is finished.
+  await chat.composer.fill("Thanks, that is all for today");
+  await chat.send.click();
+  const reply = items(page, "reply").filter({ hasText: 'Got it: "Thanks, that is all for today"' });
+  await expect(reply).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(reply.locator("[data-cursor]")).toHaveCount(0, { timeout: TURN_TIMEOUT });
+  await expect(page.getByRole("status").filter({ hasText: /^Sent$/ })).toHaveCount(0);
+});

@@ -25,6 +25,10 @@ test("keeps Show only what needs you on the device", async ({ page }) => {
   await page.goto("/");
   // Nothing waits on you yet, so the section lists no agent.
   await expect(page.locator('[data-agent="desk"]')).toHaveCount(0);
+  // …and says so, instead of a bare heading.
+  await expect(page.getByRole("status").filter({ hasText: "Nothing needs you right now." })).toHaveText(
+    "Nothing needs you right now. Show only what needs you hides 1 durable agent. Change it in Settings",
+  );
   await page.goto("/#/settings");
   await page.getByRole("switch", { name: "Show only what needs you" }).uncheck();
 });

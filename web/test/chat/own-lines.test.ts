@@ -54,6 +54,16 @@ describe("line states (P-20)", () => {
     expect(echoed.lines).toEqual([]);
   });
 
+  test("`Sent` goes once the agent's finished reply to your line came; a reply still growing keeps it", () => {
+    const sent = send({ result: reply(200, { ok: true }) });
+    const echo = user({ requestId: "r1" });
+    expect(ownLines({ sends: [sent], items: [echo], now: T0 + 2000 }).composer).toBe("sent");
+    expect(ownLines({ sends: [sent], items: [echo, replyItem({ partial: true, ts: undefined })], now: T0 + 2000 }).composer).toBe("sent");
+    expect(ownLines({ sends: [sent], items: [echo, replyItem()], now: T0 + 3000 }).composer).toBeNull();
+    // A reply before your line does not count.
+    expect(ownLines({ sends: [sent], items: [replyItem({ id: "earlier" }), echo], now: T0 + 3000 }).composer).toBe("sent");
+  });
+
   test("a retry on its way shows the clock again", () => {
     const v = ownLines({ sends: [send({ result: NO_REPLY, inFlight: true })], items: [], now: T0 + 1000 });
     expect(v.lines[0]!.state).toBe("sending");

@@ -144,7 +144,10 @@ describe("turning push on", () => {
     fake.failSubscribe = new DOMException("Registration failed - push service error", "AbortError");
     const err = await turnPushOn(env({ permission: "granted" }).env).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PushError);
-    expect((err as Error).message).toBe(PUSH_WORDS.failed("Registration failed - push service error"));
+    // The browser's raw text is not shown: a missing push service is said in Collie's words.
+    expect((err as Error).message).toBe(PUSH_WORDS.failed(PUSH_WORDS.noService));
+    fake.failSubscribe = new DOMException("Something odd at 0x1f", "InvalidStateError");
+    expect(((await turnPushOn(env({ permission: "granted" }).env).catch((e: unknown) => e)) as Error).message).toBe(PUSH_WORDS.failed(PUSH_WORDS.refused));
     fake.failSubscribe = null;
     await expect(turnPushOn(env({ permission: "granted", replies: { "POST /api/push/subscriptions": { status: 400, body: { error: "bad-request", message: "The endpoint must be an https URL." } } } }).env))
       .rejects.toThrow(PUSH_WORDS.failed("The endpoint must be an https URL."));
@@ -215,6 +218,6 @@ describe("the Settings row (P-27)", () => {
       fireEvent.click(screen.getByRole("switch"));
     });
     expect((screen.getByRole("switch") as HTMLInputElement).checked).toBe(false);
-    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.failed("no push service"));
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.failed(PUSH_WORDS.noService));
   });
 });

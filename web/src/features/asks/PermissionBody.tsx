@@ -37,14 +37,28 @@ export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyPro
               onAnswer({ kind: "permission", optionId: b.option.id });
             }}
           >
+            {/* A two-tap button keeps the room of both its states (the other state's text is
+                reserved, unseen, by CSS), so arming it reflows nothing. */}
             <span className="ask-word">
-              {isArmed ? STRINGS.tapAgainToAlwaysAllow : b.word}
+              <Reserve other={b.twoTaps ? (isArmed ? b.word : STRINGS.tapAgainToAlwaysAllow) : null}>
+                {isArmed ? STRINGS.tapAgainToAlwaysAllow : b.word}
+              </Reserve>
               {sendingId === b.option.id && <Spinner />}
             </span>
-            {sub && <span className="ask-sub">{sub}</span>}
+            {(sub || b.twoTaps) && (
+              <span className="ask-sub">
+                <Reserve other={b.twoTaps ? ((isArmed ? b.label : ask.tool?.name) ?? "") : null}>{sub ?? ""}</Reserve>
+              </span>
+            )}
           </button>
         );
       })}
     </div>
   );
+}
+
+/** Text that keeps room for `other` too (CSS draws it hidden in the same cell: no reflow on change). */
+function Reserve({ other, children }: { other: string | null; children: string }) {
+  if (other === null) return <>{children}</>;
+  return <span className="ask-reserve" data-reserve={other}><span>{children}</span></span>;
 }

@@ -6,7 +6,7 @@
  * agent declares steer) the main button is `Steer`, as chat apps turn Send into Stop: a new send
  * would only be refused then. `Send` comes back when the turn ends.
  */
-import { useId, type FormEvent, type KeyboardEvent } from "react";
+import { useId, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
 
 /** The phone API's limit for a send or steer text (shared/src/api.ts SendRequest). */
@@ -27,6 +27,15 @@ export interface ComposerProps {
 
 export function Composer({ text, onText, onSend, canSend, note, action = "send" }: ComposerProps) {
   const noteId = useId();
+  // One line until used; it grows with what you type, wrapped lines included, up to the CSS cap
+  // (40% of the screen), then scrolls.
+  const box = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight + (el.offsetHeight - el.clientHeight)}px`;
+  }, [text]);
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
     if (onSend && canSend) onSend();
@@ -38,10 +47,12 @@ export function Composer({ text, onText, onSend, canSend, note, action = "send" 
   return (
     <form className="composer" onSubmit={submit}>
       <textarea
+        ref={box}
         className="composer-input"
         aria-label="Message"
+        placeholder="Message"
         aria-describedby={note ? noteId : undefined}
-        rows={Math.min(6, Math.max(1, text.split("\n").length))}
+        rows={1}
         maxLength={MAX_SEND_CHARS}
         value={text}
         onChange={(e) => onText(e.target.value)}

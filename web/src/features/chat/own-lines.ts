@@ -3,7 +3,8 @@
  * made (or found pending in the outbox after a reload, P-26), what each send came to, the chat's
  * items and the time. No React, no clock of its own: `now` is passed in, so tests set it.
  *
- * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx).
+ * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), until
+ *   the agent's finished reply to it comes.
  * - held (`202 {held: true}`: the agent is unreachable, Collie keeps the message and delivers it
  *   once the agent is back) → the clock and a note saying so; never hidden, never lost.
  * - no reply, or Collie could not reach the agent (5xx) → `Sending, not confirmed`; a tap retries
@@ -156,8 +157,15 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
   if (last) dots = last.state === "sending" || last.state === "sent";
   else dots = echoIsNewest(items, now, paneState, seenAt);
 
+  // `Sent` until the agent has answered your newest line: a finished reply after its copy makes the
+  // note stale (it would sit under the composer for the rest of the chat).
   let composer: "sent" | null = null;
-  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) composer = "sent";
+  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
+    const copy = replaced.get(newest.requestId);
+    const at = copy === undefined ? -1 : items.findIndex((i) => i.id === copy);
+    const answered = at >= 0 && items.slice(at + 1).some((i) => (i.kind === "reply" || i.kind === "markdown") && !("partial" in i && i.partial));
+    if (!answered) composer = "sent";
+  }
 
   return { lines, replaced, expired, dots, composer };
 }

@@ -10,6 +10,13 @@ import { agentLine2, agentRowRight, sectionFloats, visibleAgents } from "../../a
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
 
+/** Said when "Show only what needs you" hides every agent (words in docs/decisions.md). */
+export const FILTER_WORDS = Object.freeze({
+  nothing: (hidden: number) =>
+    `Nothing needs you right now. ${STRINGS.showOnlyWhatNeedsYou} hides ${hidden === 1 ? "1 durable agent" : `${hidden} durable agents`}.`,
+  settings: "Change it in Settings",
+});
+
 export function Dashboard() {
   const state = usePhoneState();
   const [onlyNeedsYou] = useState(readOnlyNeedsYou);
@@ -22,6 +29,11 @@ export function Dashboard() {
       <ul className="rows">
         {rows.map((a) => <AgentRow key={a.name} agent={a} />)}
       </ul>
+      {rows.length < agents.length && rows.length === 0 && (
+        <p className="muted filter-note" role="status">
+          {FILTER_WORDS.nothing(agents.length - rows.length)} <a href={href({ name: "settings" })}>{FILTER_WORDS.settings}</a>
+        </p>
+      )}
     </section>
   );
   return (

@@ -30,7 +30,7 @@ export function PushSetting({ env: given }: { env?: PushEnv }) {
     try {
       setState(on ? await turnPushOn(env) : await turnPushOff(env));
     } catch (err) {
-      setProblem(err instanceof PushError ? err.message : PUSH_WORDS.failed(String((err as Error)?.message ?? err)));
+      setProblem(err instanceof PushError ? err.message : PUSH_WORDS.failed(PUSH_WORDS.refused));
       setState(await pushState(env).catch(() => "unsupported" as const));
     } finally {
       setBusy(false);
