@@ -11,7 +11,11 @@ test("shows the example agent in the Durable agents section", async ({ page, sho
   await expect(row).toContainText("desk");
   await expect(row).toContainText("Experimental");
   await expect(row).toContainText(/node 22\.\d+\.\d+, desk, local/);
-  await expect(row.getByLabel(/open$/)).toHaveText("4");
+  // The count is named for a screen reader and says what it counts to the eye.
+  const open = row.getByRole("img", { name: "4 open" });
+  await expect(open).toBeVisible();
+  await expect(open).toHaveText("4open");
+  await expect(open.locator(".count-hint")).toBeVisible();
   await shot("dashboard");
 });
 

@@ -14,7 +14,9 @@ const INTRO = "New ticket. Tell me what the customer needs.";
 
 test("a starter opens a conversation; close it, read it, reopen it", async ({ page, shot }) => {
   await page.goto(`/#/agent/${AGENT}`);
-  await page.getByRole("link", { name: STRINGS.newConversation }).click();
+  const newLink = page.getByRole("link", { name: STRINGS.newConversation });
+  await expect(newLink).toHaveText("+ New"); // a visible label, not a bare "+"
+  await newLink.click();
 
   // The New page: its title and the desk's starters, nothing else to pick (P-25).
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(STRINGS.newConversation);
@@ -22,6 +24,9 @@ test("a starter opens a conversation; close it, read it, reopen it", async ({ pa
   await expect(starters).toHaveCount(2);
   await expect(starters.nth(0)).toHaveText(/New ticket\s*A customer wrote in/);
   await expect(starters.nth(1)).toHaveText(/Refund check\s*List the refunds made so far/);
+  // The icons the starters name are drawn.
+  await expect(starters.nth(0).locator('svg[data-icon="note"]')).toBeVisible();
+  await expect(starters.nth(1).locator('svg[data-icon="search"]')).toBeVisible();
   await shot("new-conversation");
 
   // A tap: the agent opens the conversation and the phone goes to its chat.

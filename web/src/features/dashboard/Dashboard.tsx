@@ -66,8 +66,17 @@ function AgentRow({ agent }: { agent: AgentSummary }) {
         <span className="row-right">
           {right.kind === "counts" ? (
             <>
-              <span className="count" aria-label={`${right.open} open`}>{right.open}</span>
-              {right.waiting > 0 && <span className="count accent" aria-label={`${right.waiting} waiting on you`}>{right.waiting}</span>}
+              {/* Each number says what it counts, to the eye (a small word) and to a screen reader. */}
+              <span className="count-group" aria-label={`${right.open} open`} role="img">
+                <span className="count" aria-hidden="true">{right.open}</span>
+                <span className="count-hint muted" aria-hidden="true">open</span>
+              </span>
+              {right.waiting > 0 && (
+                <span className="count-group" aria-label={`${right.waiting} waiting on you`} role="img">
+                  <span className="count accent" aria-hidden="true">{right.waiting}</span>
+                  <span className="count-hint accent-text" aria-hidden="true">waiting</span>
+                </span>
+              )}
             </>
           ) : (
             <span className="state-word">{right.text}</span>

@@ -57,7 +57,9 @@ export function AgentHome({ agent }: { agent: string }) {
           {agent} <ExperimentalBadge />
         </h1>
         {caps?.starters === true && (
-          <a className="icon-button home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation} title={STRINGS.newConversation}>+</a>
+          <a className="home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation}>
+            <span aria-hidden="true">+</span> New
+          </a>
         )}
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
