@@ -29,7 +29,9 @@ test("Allow: the refund runs and the agent says so", async ({ page, shot }) => {
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
   await expect(card).toHaveAttribute("data-ask-kind", "permission");
   await expect(card).toContainText(STRINGS.needsYourAnswer("desk"));
-  await expect(card.locator(".ask-call")).toHaveText('refund(order: "5521", amount: 40)');
+  // The call shows once, on the tool item right above; the card does not repeat it.
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'refund(order: "5521", amount: 40)' })).toHaveCount(1);
   await expect(card).toContainText('order: "5521"');
   await expect(card.getByRole("button")).toHaveText([STRINGS.allow, STRINGS.deny]);
   const refund = items(page, "tool").filter({ hasText: 'refund(order: "5521", amount: 40)' });
@@ -65,7 +67,8 @@ test("Deny: the refund does not run", async ({ page }) => {
   await say(page, "He sent the jacket back, please refund it");
   const card = askCard(page, REFUND);
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
-  await expect(card.locator(".ask-call")).toHaveText('refund(order: "5530", amount: 120)');
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'refund(order: "5530", amount: 120)' })).toHaveCount(1);
 
   await card.getByRole("button", { name: STRINGS.deny, exact: true }).click();
   await expect(card).toHaveCount(0);
@@ -88,7 +91,8 @@ test("Always allow takes two taps; the next call passes without a card", async (
 
   const card = askCard(page, "check_stock wants to run");
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
-  await expect(card.locator(".ask-call")).toHaveText('check_stock(product: "Espresso machine", warehouse: "Berlin")');
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'check_stock(product: "Espresso machine", warehouse: "Berlin")' })).toHaveCount(1);
   await expect(card.getByRole("button")).toHaveText([STRINGS.allow, STRINGS.alwaysAllow, STRINGS.deny]);
 
   // First tap: the button asks again and names the tool; nothing is sent (P-11).

@@ -146,4 +146,8 @@ test("the composer says what it is for, grows with a long message, and the note 
   await expect(reply).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(reply.locator("[data-cursor]")).toHaveCount(0, { timeout: TURN_TIMEOUT });
   await expect(page.getByRole("status").filter({ hasText: /^Sent$/ })).toHaveCount(0);
+  // Times are grouped: no two items next to each other show the same time.
+  const shown = await chat.log.locator(".row-slot").evaluateAll((slots) => slots.map((s) => s.querySelector(":scope > .item time")?.textContent ?? null));
+  for (let i = 1; i < shown.length; i++) if (shown[i] !== null && shown[i - 1] !== null) expect(shown[i]).not.toBe(shown[i - 1]);
+  expect(shown.filter((t) => t === null).length).toBeGreaterThan(0);
 });

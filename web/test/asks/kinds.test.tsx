@@ -22,13 +22,16 @@ afterEach(() => {
 });
 
 describe("the card (P-9)", () => {
-  test("caption with the agent, title, tool line, reason; under the tool call it concerns", async () => {
+  test("caption with the agent, title, reason; under the tool call it concerns, whose call it does not repeat", async () => {
     await openChat([permissionAsk()]);
     const c = card("a1");
-    expect(c.closest(".row-slot")!.querySelector('[data-item-id="item-41"]')).not.toBeNull();
+    const item = c.closest(".row-slot")!.querySelector('[data-item-id="item-41"]');
+    expect(item).not.toBeNull();
     expect(c.querySelector(".ask-caption")!.textContent).toBe(STRINGS.needsYourAnswer("desk"));
     expect(c.querySelector(".ask-title")!.textContent).toBe("refund wants to run");
-    expect(c.querySelector(".ask-call")!.textContent).toBe('refund(order: "5521", amount: 40)');
+    // The tool item right above shows the same call: the card does not say it again.
+    expect(item!.querySelector(".tool-call")!.textContent).toBe('refund(order: "5521", amount: 40)');
+    expect(c.querySelector(".ask-call")).toBeNull();
     expect(c.querySelector(".ask-reason")!.textContent).toBe("The customer reports a broken item; policy allows a full refund.");
     expect(c.querySelector(".ask-expiry")).toBeNull();
     expect(c.querySelector(".shortened")).toBeNull();

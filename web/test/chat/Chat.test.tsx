@@ -128,6 +128,21 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
   });
 });
 
+describe("times (grouped as messaging apps do)", () => {
+  test("a run of items in the same minute shows its time once, on its last item", async () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 11, 2, 14, 0, 0) + ms).toISOString();
+    const items: Item[] = [
+      { kind: "user", id: "a", text: "one", ts: at(0) },
+      { kind: "reply", id: "b", text: "two", ts: at(5_000) },
+      { kind: "reply", id: "c", text: "three", ts: at(10 * 60_000) },
+    ];
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items) })] });
+    await openChat(h);
+    const times = (id: string) => document.querySelectorAll(`[data-item-id="${id}"] time`).length;
+    expect([times("a"), times("b"), times("c")]).toEqual([0, 1, 1]);
+  });
+});
+
 describe("rename (where the agent declares it)", () => {
   test("Rename edits the title and posts `rename` for this pane", async () => {
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", RENAME, OK)] });

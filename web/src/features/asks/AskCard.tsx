@@ -5,7 +5,7 @@
  * A kind this Collie does not know shows its text and `This ask cannot be answered from the phone.`
  * Agent text is always plain text. Without `control` the card is read-only.
  */
-import type { ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Ask, ChoiceAsk, FormAsk, PermissionAsk, TextAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
@@ -23,6 +23,12 @@ import { WORDS } from "./words.ts";
 
 const KNOWN = new Set<string>(["permission", "choice", "text", "form"]);
 
+/**
+ * The call the tool item right above the cards shows (P-9), if any: a card whose call is that same
+ * text does not repeat it (the same call showed up to three times).
+ */
+export const UnderToolCall = createContext<string | null>(null);
+
 export interface AskCardProps {
   agent: string;
   ask: Ask;
@@ -37,7 +43,9 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
   const left = useCountdown(away ? undefined : ask.expiresAt, now);
   const known = KNOWN.has(ask.kind);
   const look = control?.look ?? null;
-  const call = ask.tool?.call ?? ask.tool?.name;
+  const shownAbove = useContext(UnderToolCall);
+  const own = ask.tool?.call ?? ask.tool?.name;
+  const call = own !== undefined && own === shownAbove ? undefined : own;
   const outcome = control?.state.view?.outcome;
   return (
     <section

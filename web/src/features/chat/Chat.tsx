@@ -12,7 +12,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2 } from "../../app/rules.ts";
+import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
@@ -22,7 +22,7 @@ import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
-import { ItemView } from "./ItemView.tsx";
+import { isPartial, ItemView } from "./ItemView.tsx";
 import { arrange, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
@@ -87,6 +87,12 @@ function ClosedNote({ agent }: { agent: string }) {
 
 const EMPTY_ITEMS: readonly Item[] = [];
 const NO_DECISIONS: readonly Decision[] = [];
+
+/** Whether the next item shows the same time as this one (then only the later one shows it). */
+function sameTimeAsNext(item: Item, next: Item | undefined, today: number): boolean {
+  if (!next || !item.ts || !next.ts || isPartial(next)) return false;
+  return shortTime(item.ts, today) === shortTime(next.ts, today);
+}
 
 /** Decisions by the item they sit under; those whose item is not in the chat go at its end. */
 function placeDecisions(decisions: readonly Decision[], items: readonly Item[]): { byItem: Map<string, Decision[]>; looseDecisions: Decision[] } {
@@ -201,10 +207,10 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
           )}
           {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">Earlier messages are not kept here.</p>}
           {!detail && <p className="muted chat-loading">Loading…</p>}
-          {rows.map(({ item, asks }) => (
+          {rows.map(({ item, asks }, n) => (
             <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} />
-              {asks.length > 0 && <AskSlot agent={agent} asks={asks} />}
+              <ItemView item={item} today={today} showTime={asks.length > 0 || !sameTimeAsNext(item, rows[n + 1]?.item, today)} />
+              {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
               {byItem.get(item.id)?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
             </div>
           ))}

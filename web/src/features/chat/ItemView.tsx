@@ -25,9 +25,14 @@ export interface ItemViewProps {
   item: Item;
   /** A moment of today (ms): times of today read `14:05`, older ones `2 Dec`. */
   today: number;
+  /**
+   * False when the next item shows the same time: like a messaging app, a run of items written in
+   * the same minute shows its time once, on its last item.
+   */
+  showTime?: boolean;
 }
 
-function ItemViewImpl({ item, today }: ItemViewProps) {
+function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
   const away = useAgentAway();
   const partial = isPartial(item);
   const cursor = partial ? <Cursor /> : null;
@@ -89,7 +94,7 @@ function ItemViewImpl({ item, today }: ItemViewProps) {
       // A kind this phone does not know (a newer agent): nothing to draw.
       return null;
   }
-  const time = !partial && item.ts ? shortTime(item.ts, today) : "";
+  const time = showTime && !partial && item.ts ? shortTime(item.ts, today) : "";
   const own = item.kind === "user";
   return (
     <div className={`item item-${item.kind}${own ? " own" : ""}${partial ? " partial" : ""}`} data-item-id={item.id} data-kind={item.kind}>
