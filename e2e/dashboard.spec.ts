@@ -23,7 +23,13 @@ test("keeps Show only what needs you on the device", async ({ page }) => {
   await openDashboard(page);
   await page.getByRole("link", { name: "Settings" }).click();
   const toggle = page.getByRole("switch", { name: "Show only what needs you" });
+  // Drawn in the theme (a green track when on), not as the browser's blue checkbox.
+  const look = () => toggle.evaluate((el) => ({ appearance: getComputedStyle(el).appearance, width: getComputedStyle(el).width, track: getComputedStyle(el).backgroundColor }));
+  const off = await look();
+  expect(off.appearance).toBe("none");
+  expect(off.width).toBe("46px");
   await toggle.check();
+  await expect.poll(async () => (await look()).track).toBe("rgb(31, 111, 92)"); // after its short transition
   await page.reload();
   await expect(page.getByRole("switch", { name: "Show only what needs you" })).toBeChecked();
   await page.goto("/");
