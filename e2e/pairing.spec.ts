@@ -19,6 +19,17 @@ test("an unpaired phone is told how to pair, and the printed link pairs it once"
   await page.getByRole("button", { name: "Pair" }).click();
   await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
 
+  // Paired: the dashboard offers push once (where the browser can take it), and `Not now` puts it away.
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  await expect(offer).toContainText("Get a notification on this phone when a durable agent needs your answer?");
+  await offer.getByRole("button", { name: "Not now" }).click();
+  await expect(offer).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
+  await expect(offer).toHaveCount(0);
+
   const other = await browser.newContext({ baseURL: collie.url, storageState: undefined });
   const second = await other.newPage();
   await second.goto(link);
@@ -50,5 +61,13 @@ test("collie pair --state-dir links to the running daemon's port; its code typed
   await field.fill(code.replace("-", "").toLowerCase());
   await page.getByRole("button", { name: "Pair" }).click();
   await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
+
+  // The offer's Turn on: this machine's Chromium has no push service, and the card says so in words.
+  await phone.grantPermissions(["notifications"], { origin: collie.url });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  await offer.getByRole("button", { name: "Turn on" }).click();
+  await expect(offer.getByRole("status")).toHaveText(/^Push notifications could not be turned on: this browser has no push service|^Asks that need you reach this device/);
   await phone.close();
 });

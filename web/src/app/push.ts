@@ -41,6 +41,13 @@ export const PUSH_WORDS = Object.freeze({
   noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
   /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
   refused: "the browser refused. Try again in a moment.",
+  /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */
+  turningOn: "Turning push notifications on…",
+  turningOff: "Turning push notifications off…",
+  /** The one-time offer after pairing (issue 21: push was buried in Settings). */
+  offer: "Get a notification on this phone when a durable agent needs your answer?",
+  offerYes: "Turn on",
+  offerNo: "Not now",
   offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
 });
 

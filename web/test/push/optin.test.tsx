@@ -209,6 +209,22 @@ describe("the Settings row (P-27)", () => {
     expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.unsupported);
   });
 
+  test("while it works (it can take seconds) the line says so, then where the device stands", async () => {
+    reset();
+    let grant!: (p: NotificationPermission) => void;
+    const { env: e } = env({ permission: "default" });
+    e.requestPermission = () => new Promise<NotificationPermission>((r) => (grant = r));
+    renderRow(e);
+    await act(async () => {});
+    await act(async () => {
+      fireEvent.click(screen.getByRole("switch"));
+    });
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.turningOn);
+    expect(screen.getByRole("switch").getAttribute("aria-busy")).toBe("true");
+    await act(async () => grant("denied"));
+    expect(screen.getByRole("status").textContent).not.toBe(PUSH_WORDS.turningOn);
+  });
+
   test("a failure is shown and the switch stays off", async () => {
     reset();
     fake.failSubscribe = new Error("no push service");

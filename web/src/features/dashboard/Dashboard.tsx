@@ -9,6 +9,7 @@ import { href } from "../../app/router.ts";
 import { agentLine2, agentRowRight, sectionFloats, visibleAgents } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
+import { PushOffer } from "./PushOffer.tsx";
 
 /** Said when "Show only what needs you" hides every agent (words in docs/decisions.md). */
 export const FILTER_WORDS = Object.freeze({
@@ -42,6 +43,7 @@ export function Dashboard() {
         <h1>Collie</h1>
         <a className="icon-button" href={href({ name: "settings" })} aria-label="Settings">⚙</a>
       </header>
+      <PushOffer />
       {floats && section}
       <section className="spaces" aria-label="Spaces">
         {!state.loaded && <p className="muted">Connecting to Collie…</p>}

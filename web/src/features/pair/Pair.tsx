@@ -6,6 +6,7 @@
 import { Fragment, useState, type ReactNode } from "react";
 import { usePhone } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
+import { markPushOffer } from "../dashboard/PushOffer.tsx";
 
 export function Pair({ code }: { code: string | null }) {
   const phone = usePhone();
@@ -27,7 +28,10 @@ export function Pair({ code }: { code: string | null }) {
           setBusy(true);
           void phone.pair(use, name).then((r) => {
             setBusy(false);
-            if (r.ok) go({ name: "dashboard" });
+            if (r.ok) {
+              markPushOffer(); // the dashboard offers push once, now that this phone is paired
+              go({ name: "dashboard" });
+            }
             else setProblem(r.message);
           });
         }}
