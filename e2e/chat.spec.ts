@@ -87,6 +87,8 @@ test("Steer reaches the running turn; Stop ends it", async ({ page }) => {
   await chat.steer.click();
   await expect(chat.composer).toHaveValue("");
   await expect(items(page, "user").filter({ hasText: steered })).toHaveCount(1);
+  // It reads as steered, not as a new message.
+  await expect(items(page, "user").filter({ hasText: steered }).locator(".steered-label")).toHaveText("Steered");
   await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
   // Steering kept the turn: the card still waits.
   await expect(card).toBeVisible();

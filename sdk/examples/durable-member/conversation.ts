@@ -189,7 +189,7 @@ export class Conversation {
     // The SDK already answered `moved-on` for another turn or an idle pane (S-20).
     const turn = this.#turn;
     if (!turn) throw new Refusal("Nothing is running to steer.");
-    this.#keepUserLine(text, requestId);
+    this.#keepUserLine(text, requestId, true);
     turn.steers.push(text);
     return { turnId: turn.id };
   }
@@ -228,8 +228,8 @@ export class Conversation {
    * The SDK echoes the phone's line itself (P-20), as item `user-<requestId>`; the store keeps the
    * same line under the same id so history and a restart show it.
    */
-  #keepUserLine(text: string, requestId: string): void {
-    this.#keep(normalizeItem({ kind: "user", id: `user-${requestId}`, text, requestId }, Date.now()));
+  #keepUserLine(text: string, requestId: string, steered = false): void {
+    this.#keep(normalizeItem({ kind: "user", id: `user-${requestId}`, text, requestId, ...(steered ? { steered: true } : {}) }, Date.now()));
   }
 
   #keep(item: Item): void {

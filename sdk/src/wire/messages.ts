@@ -95,7 +95,7 @@ const https: Checker<string> = (v, path) => (isHttpsUrl(v) ? v : (() => { throw 
 const lang: Checker<string> = (v, path) => (isValidLang(v) ? v : (() => { throw new WireShapeError(path, "must be a language token like ts or python"); })());
 
 export const itemChecker: Checker<Item> = union<Item>("kind", {
-  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id }),
+  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id, steered: trueOnly }),
   reply: growing("reply"),
   thinking: growing("thinking"),
   markdown: growing("markdown"),

@@ -39,7 +39,10 @@ function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
   let body: ReactNode;
   switch (item.kind) {
     case "user":
-      body = <div className="bubble bubble-own text">{item.text}</div>;
+      // A line steered into a running turn says so: it is not a new message (P-22).
+      body = item.steered
+        ? <div className="bubble bubble-own bubble-steered text"><span className="steered-label">Steered</span>{item.text}</div>
+        : <div className="bubble bubble-own text">{item.text}</div>;
       break;
     case "reply":
       body = <div className="bubble bubble-agent text">{item.text}{cursor}</div>;
