@@ -6,6 +6,7 @@
  */
 import type { AgentSummary, Conversation, Decision, LiveMessage, PaneDetail } from "@colliepwa/shared";
 import type { LiveStatus } from "./live.ts";
+import type { CachedView } from "./view-cache.ts";
 
 export interface PhoneState {
   status: LiveStatus;
@@ -23,6 +24,11 @@ export interface PhoneState {
   heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
   /** True when Collie said this device is not paired (X-1): the app shows how to pair. */
   unpaired: boolean;
+  /**
+   * When what is drawn came from the phone's own copy (view-cache.ts) instead of Collie: the time
+   * it was saved. Null once Collie's snapshot came (what is drawn is current).
+   */
+  cachedAt: number | null;
 }
 
 export const paneKey = (agent: string, pane: string): string => `${agent}\n${pane}`;
@@ -38,6 +44,7 @@ export class PhoneStore {
     decisions: new Map(),
     heldOutcomes: new Map(),
     unpaired: false,
+    cachedAt: null,
   };
   readonly #listeners = new Set<() => void>();
   /** How many `view` messages came per chat: a read that a view overtook is not drawn again. */
@@ -77,6 +84,24 @@ export class PhoneStore {
     this.#set({ decisions });
   }
 
+  /** Draws the phone's saved copy while Collie has not sent anything (offline start). */
+  restore(view: CachedView): void {
+    if (this.#state.loaded) return;
+    const details = new Map(this.#state.details);
+    for (const [agent, d] of view.details) {
+      const key = paneKey(agent, d.conversation.id);
+      if (!details.has(key)) details.set(key, d);
+    }
+    this.#set({
+      loaded: true,
+      cachedAt: view.savedAt,
+      collie: view.collie,
+      agents: new Map(view.agents.map((a) => [a.name, a])),
+      conversations: new Map(view.conversations.map((c) => [paneKey(c.agent, c.id), c])),
+      details,
+    });
+  }
+
   apply(m: LiveMessage): void {
     const s = this.#state;
     switch (m.type) {
@@ -84,7 +109,7 @@ export class PhoneStore {
         const agents = new Map(m.snapshot.agents.map((a) => [a.name, a]));
         const conversations = new Map(m.snapshot.conversations.map((c) => [paneKey(c.agent, c.id), c]));
         // Chats whose conversation is gone stay readable until the next view replaces them.
-        this.#set({ loaded: true, collie: m.snapshot.collie, agents, conversations });
+        this.#set({ loaded: true, cachedAt: null, collie: m.snapshot.collie, agents, conversations });
         return;
       }
       case "resumed":
