@@ -36,7 +36,7 @@ test("a choice, then a multiple choice: the exchange takes both", async ({ page 
   await expect(status(page, "reserve_item(")).toHaveAttribute("data-status", "done", { timeout: TURN_TIMEOUT });
   await expect(tool(page, "reserve_item(")).toContainText("Reserved size L");
 
-  // A multiple choice: rows toggle under `Pick any`; `Send` waits for a pick and sends the set.
+  // A multiple choice: rows toggle under `Pick any`; `Send` sends the set (nothing picked is an answer too).
   const extras = askCard(page, "Anything to add to the exchange?");
   await expect(extras).toBeVisible({ timeout: TURN_TIMEOUT });
   const group = extras.getByRole("group", { name: STRINGS.pickAny });
@@ -45,7 +45,7 @@ test("a choice, then a multiple choice: the exchange takes both", async ({ page 
   const gift = extras.getByRole("button", { name: "Gift wrap" });
   const express = extras.getByRole("button", { name: "Express shipping" });
   const label = extras.getByRole("button", { name: "Return label by email" });
-  await expect(send).toBeDisabled();
+  await expect(send).toBeEnabled();
   await gift.click();
   await express.click();
   await label.click();
@@ -142,7 +142,7 @@ test("a text answer at the agent's limit", async ({ page }) => {
   const send = card.getByRole("button", { name: STRINGS.send, exact: true });
   await expect(input).toHaveAttribute("placeholder", "e.g. ring twice");
   await expect(card).toContainText(STRINGS.counter(0, 200));
-  await expect(send).toBeDisabled();
+  await expect(send).toBeEnabled(); // an empty note is an answer too
 
   // Exactly 200 characters (code points, as the agent counts them), one of them an emoji.
   const head = "Espresso machine for Sofia Rossi, fragile, keep upright. Ring twice at the side door, then leave it with the café next door if nobody answers. ☕ ";
@@ -165,5 +165,40 @@ test("a text answer at the agent's limit", async ({ page }) => {
   await expect(tool(page, "save_note(")).toContainText(`Saved: ${note}`);
   await expect(status(page, "notify_courier(")).toHaveAttribute("data-status", "done", { timeout: TURN_TIMEOUT });
   await expect(items(page, "reply").filter({ hasText: "The courier has the note for order 7781." })).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
+});
+
+test("asks that allow an empty answer take one: a multiple choice with nothing picked, an empty note", async ({ page }) => {
+  const { pane, title, intro } = SEEDED.aiko;
+  const chat = await openChat(page, pane, title, intro);
+  const posted = answersPosted(page);
+  await say(page, "She wants to swap it for another size");
+  const size = askCard(page, "Which size should replace it?");
+  await expect(size).toBeVisible({ timeout: TURN_TIMEOUT });
+  await size.getByRole("button").first().click();
+
+  // Nothing picked: Send sends the empty set, and the agent takes it as "no extras".
+  const extras = askCard(page, "Anything to add to the exchange?");
+  await expect(extras).toBeVisible({ timeout: TURN_TIMEOUT });
+  await extras.getByRole("button", { name: STRINGS.send, exact: true }).click();
+  await expect(extras).toHaveCount(0);
+  expect(posted.at(-1)!.answer).toEqual({ kind: "choice", optionIds: [] });
+  await expect(tool(page, "add_extras(")).toContainText("No extras", { timeout: TURN_TIMEOUT });
+
+  const where = askCard(page, "Where should the replacement go?");
+  await expect(where).toBeVisible({ timeout: TURN_TIMEOUT });
+  await where.getByRole("textbox", { name: /Street and number/ }).fill("Ringstraße 1");
+  await where.getByRole("button", { name: STRINGS.send, exact: true }).click();
+
+  // An empty note: Send sends it; no note, and nothing failed.
+  const note = askCard(page, "A note for the courier?");
+  await expect(note).toBeVisible({ timeout: TURN_TIMEOUT });
+  await note.getByRole("button", { name: STRINGS.send, exact: true }).click();
+  await expect(note).toHaveCount(0);
+  expect(posted.at(-1)!.answer).toEqual({ kind: "text", text: "" });
+  await expect(status(page, "save_note(")).toHaveAttribute("data-status", "done", { timeout: TURN_TIMEOUT });
+  const summary = items(page, "markdown").filter({ hasText: "Extras: none" });
+  await expect(summary).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(summary).toContainText("Courier note: none");
   await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
 });

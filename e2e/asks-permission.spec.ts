@@ -29,7 +29,9 @@ test("Allow: the refund runs and the agent says so", async ({ page, shot }) => {
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
   await expect(card).toHaveAttribute("data-ask-kind", "permission");
   await expect(card).toContainText(STRINGS.needsYourAnswer("desk"));
-  await expect(card.locator(".ask-call")).toHaveText('refund(order: "5521", amount: 40)');
+  // The call shows once, on the tool item right above; the card does not repeat it.
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'refund(order: "5521", amount: 40)' })).toHaveCount(1);
   await expect(card).toContainText('order: "5521"');
   await expect(card.getByRole("button")).toHaveText([STRINGS.allow, STRINGS.deny]);
   const refund = items(page, "tool").filter({ hasText: 'refund(order: "5521", amount: 40)' });
@@ -52,6 +54,11 @@ test("Allow: the refund runs and the agent says so", async ({ page, shot }) => {
   await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
   await expect(chat.header).toContainText("Order 5521 · refunded");
   await expect(items(page, "notice").filter({ hasText: endedLines })).toHaveCount(0);
+  // The answer leaves a quiet line under the call: what was decided, by which phone, when.
+  const decided = chat.log.locator(`[data-item-id="${itemId}"] ~ .decision-line`);
+  await expect(decided).toHaveText(/^Allowed: refund · Phone · \d{1,2}:\d{2}/);
+  await page.reload();
+  await expect(chat.log.locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
 });
 
 test("Deny: the refund does not run", async ({ page }) => {
@@ -60,7 +67,8 @@ test("Deny: the refund does not run", async ({ page }) => {
   await say(page, "He sent the jacket back, please refund it");
   const card = askCard(page, REFUND);
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
-  await expect(card.locator(".ask-call")).toHaveText('refund(order: "5530", amount: 120)');
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'refund(order: "5530", amount: 120)' })).toHaveCount(1);
 
   await card.getByRole("button", { name: STRINGS.deny, exact: true }).click();
   await expect(card).toHaveCount(0);
@@ -83,13 +91,18 @@ test("Always allow takes two taps; the next call passes without a card", async (
 
   const card = askCard(page, "check_stock wants to run");
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
-  await expect(card.locator(".ask-call")).toHaveText('check_stock(product: "Espresso machine", warehouse: "Berlin")');
+  await expect(card.locator(".ask-call")).toHaveCount(0);
+  await expect(items(page, "tool").locator(".tool-call", { hasText: 'check_stock(product: "Espresso machine", warehouse: "Berlin")' })).toHaveCount(1);
   await expect(card.getByRole("button")).toHaveText([STRINGS.allow, STRINGS.alwaysAllow, STRINGS.deny]);
 
   // First tap: the button asks again and names the tool; nothing is sent (P-11).
   const always = card.locator('button[data-option="allow-always"]');
+  const boxes = async () => Promise.all((await card.getByRole("button").all()).map((btn) => btn.boundingBox()));
+  const before = await boxes();
   await always.click();
   await expect(always).toContainText(STRINGS.tapAgainToAlwaysAllow);
+  // Arming it reflows nothing: every button keeps its place and size.
+  expect(await boxes()).toEqual(before);
   await expect(always).toContainText("check_stock");
   await expect(card).toBeVisible();
   expect(posted).toHaveLength(0);
@@ -118,6 +131,11 @@ test("Always allow takes two taps; the next call passes without a card", async (
   await expect(chat.log.locator("[data-ask-id]")).toHaveCount(0);
   expect(asksAnnounced(news, pane)).toHaveLength(1);
   expect(posted).toHaveLength(1);
+  // The chat says what was decided; the agent's home lists the tool as always allowed.
+  await expect(chat.log.locator(".decision-line")).toHaveText(/^Always allowed: check_stock · Phone · /);
+  await page.goto("/#/agent/desk");
+  const list = page.getByRole("region", { name: "Always allowed" });
+  await expect(list.locator("[data-tool]")).toHaveText([/^check_stock · Phone · /]);
 });
 
 test("two phones answer the same ask: the second reads Already answered", async ({ page, browser }) => {

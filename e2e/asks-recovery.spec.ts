@@ -17,7 +17,7 @@ import { gateLive, items, openChat, SEEDED, TURN_TIMEOUT } from "./desk.ts";
 import { answersPosted, askCard, asksAnnounced, askTest, cardLine, isAnswer, liveNews, say } from "./asks.ts";
 
 /** The card's own words where the specification leaves them to Collie (web/src/features/asks/words.ts). */
-const WORDS = { retry: "Retry", held: "Sent. Collie delivers it when the durable agent is back." };
+const WORDS = { retry: "Retry", held: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.` };
 
 const test = askTest();
 test.use({ viewport: { width: 360, height: 740 } });
@@ -95,7 +95,10 @@ test("the agent restarted while an answer is pending: the same ask comes back, t
   await collie.killAgent();
   await card.getByRole("button", { name: STRINGS.allow, exact: true }).click();
   // Collie holds the answer for the agent (202): the card says so.
-  await expect(card.getByRole("status")).toHaveText(WORDS.held);
+  await expect(card.getByRole("status")).toHaveText(WORDS.held(STRINGS.allow));
+  // The card shows which answer waits: Allow stays marked, Deny dims.
+  await expect(card.getByRole("button", { name: STRINGS.allow, exact: true })).toHaveAttribute("data-chosen", "true");
+  await expect(card.getByRole("button", { name: STRINGS.deny, exact: true })).not.toHaveAttribute("data-chosen");
   await expect(card).toHaveAttribute("data-phase", "held");
   expect(posted).toHaveLength(1);
 

@@ -54,8 +54,10 @@ test("an ask that expires while its card is open: countdown to Expired, a late t
   await expect(card).toHaveCount(0);
   await expect(items(page, "notice").filter({ hasText: STRINGS.timedOutLine(ASK) })).toHaveCount(1);
   const sends = items(page, "tool").filter({ hasText: "send_invoice(" });
-  await expect(sends.first()).toContainText("No answer before the card expired");
-  await expect(sends.first().locator("[data-status]")).toHaveAttribute("data-status", "failed");
+  // A normal outcome, told in the specification's words, with no failure styling (P-16).
+  await expect(sends.first()).toContainText(STRINGS.timedOutLine(ASK));
+  await expect(sends.first().locator("[data-status]")).toHaveAttribute("data-status", "done");
+  await expect(sends.first()).not.toContainText("Failed");
   await expect(items(page, "reply").filter({ hasText: "Nobody picked a way in time, so I emailed the corrected invoice INV-2207" })).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(sends.nth(1)).toContainText("Sent INV-2207 by email");
   await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
@@ -87,7 +89,9 @@ test("an ask decided in the agent while its card is open", async ({ page }) => {
   await expect(card).toHaveCount(0);
   await expect(items(page, "notice").filter({ hasText: STRINGS.decidedLine(ASK) })).toHaveCount(1);
   const bookings = items(page, "tool").filter({ hasText: "book_slot(" });
-  await expect(bookings.first()).toContainText("The question was withdrawn");
+  await expect(bookings.first()).toContainText(STRINGS.decidedLine(ASK));
+  await expect(bookings.first().locator("[data-status]")).toHaveAttribute("data-status", "done");
+  await expect(bookings.first()).not.toContainText("Failed");
   await expect(items(page, "reply").filter({ hasText: "Booked Thursday morning for order 7781." })).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
   // The late tap changed nothing: Friday was never booked.

@@ -64,3 +64,29 @@ test("a tap on a turn the conversation left: moved on, nothing runs", async ({ p
   await expect(items(page, "notice").filter({ hasText: "Marked as resolved." })).toHaveCount(1);
   await expect(chatParts(page).header).toContainText("Resolved");
 });
+
+test("on a 390×844 phone the bars stay small: one belt row, labelled buttons, a one-line composer", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const jonas = SEEDED.jonas;
+  const chat = await openChat(page, jonas.pane, jonas.title, jonas.intro);
+  const buttons = chat.belt.getByRole("button");
+  await expect(buttons).toHaveText(["Steer", "Stop", "Escalate", "Resolve", "Archive"]);
+  // One row (it scrolls sideways when it does not fit), never two.
+  const tops = new Set((await Promise.all((await buttons.all()).map((b) => b.boundingBox()))).map((b) => Math.round(b!.y)));
+  expect(tops.size).toBe(1);
+  const header = (await chat.header.boundingBox())!.height;
+  const footer = (await page.locator(".chat-footer").boundingBox())!.height;
+  expect(header).toBeLessThanOrEqual(52);
+  expect(footer).toBeLessThanOrEqual(112);
+
+  // During a turn the busy button keeps its label, readable, with its spinner.
+  await chat.composer.fill("He got the wrong size, please exchange the jacket");
+  await chat.send.click();
+  const resolve = chat.belt.getByRole("button", { name: "Resolve" });
+  await expect(resolve).toHaveAttribute("aria-busy", "true", { timeout: TURN_TIMEOUT });
+  await expect(resolve.locator(".belt-label")).toBeVisible();
+  expect(Number(await resolve.locator(".belt-label").evaluate((el) => getComputedStyle(el).opacity))).toBe(1);
+  await expect(resolve.locator(".belt-spinner")).toBeVisible();
+  await chat.stop.click();
+  await expect(resolve).toBeEnabled({ timeout: TURN_TIMEOUT });
+});

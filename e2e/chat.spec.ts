@@ -87,6 +87,8 @@ test("Steer reaches the running turn; Stop ends it", async ({ page }) => {
   await chat.steer.click();
   await expect(chat.composer).toHaveValue("");
   await expect(items(page, "user").filter({ hasText: steered })).toHaveCount(1);
+  // It reads as steered, not as a new message.
+  await expect(items(page, "user").filter({ hasText: steered }).locator(".steered-label")).toHaveText("Steered");
   await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
   // Steering kept the turn: the card still waits.
   await expect(card).toBeVisible();
@@ -102,4 +104,52 @@ test("Steer reaches the running turn; Stop ends it", async ({ page }) => {
   await expect(chat.belt.getByRole("button", { name: "Resolve" })).toBeEnabled();
   // The chain's progress went with the turn: line 2 is the subtitle again.
   await expect(chat.header).toContainText(SEEDED.jonas.subtitle);
+});
+
+test("while a turn runs the composer's main button steers; Send returns when the turn ends", async ({ page }) => {
+  const { pane, title, intro } = SEEDED.maria;
+  const chat = await openChat(page, pane, title, intro);
+  const form = chat.composer.locator("xpath=ancestor::form");
+  const main = form.getByRole("button", { name: "Steer", exact: true });
+  await chat.composer.fill("Check the courier's note first, then refund her");
+  await chat.send.click();
+  // The turn runs (it waits on the refund's approval): the composer's button is Steer now.
+  await expect(main).toBeVisible({ timeout: TURN_TIMEOUT });
+  await expect(form.getByRole("button", { name: "Send", exact: true })).toHaveCount(0);
+  const steered = "She prefers a voucher if possible";
+  await chat.composer.fill(steered);
+  await main.click();
+  await expect(chat.composer).toHaveValue("");
+  await expect(items(page, "user").filter({ hasText: steered })).toHaveCount(1);
+  await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
+  // The turn ends (stopped): Send is back.
+  await chat.stop.click();
+  await expect(form.getByRole("button", { name: "Send", exact: true })).toBeVisible();
+  await expect(main).toHaveCount(0);
+});
+
+test("the composer says what it is for, grows with a long message, and the note Sent goes once the agent answered", async ({ page }) => {
+  const { pane, title, intro } = SEEDED.aiko;
+  const chat = await openChat(page, pane, title, intro);
+  await expect(chat.composer).toHaveAttribute("placeholder", "Message");
+  const oneLine = (await chat.composer.boundingBox())!.height;
+  // Three lines' worth (wrapped, no newline): nothing is clipped.
+  await chat.composer.fill("Could you check whether the corrected invoice went out, and whether the VAT rate on it is the reduced one she asked about last week?");
+  const grown = await chat.composer.evaluate((el: HTMLTextAreaElement) => ({ scroll: el.scrollHeight, client: el.clientHeight }));
+  expect(grown.scroll).toBeLessThanOrEqual(grown.client);
+  expect((await chat.composer.boundingBox())!.height).toBeGreaterThan(oneLine * 1.5);
+  await chat.composer.fill("");
+  expect((await chat.composer.boundingBox())!.height).toBe(oneLine);
+
+  // `Sent` shows once the agent took the line, and goes when its reply is finished.
+  await chat.composer.fill("Thanks, that is all for today");
+  await chat.send.click();
+  const reply = items(page, "reply").filter({ hasText: 'Got it: "Thanks, that is all for today"' });
+  await expect(reply).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(reply.locator("[data-cursor]")).toHaveCount(0, { timeout: TURN_TIMEOUT });
+  await expect(page.getByRole("status").filter({ hasText: /^Sent$/ })).toHaveCount(0);
+  // Times are grouped: no two items next to each other show the same time.
+  const shown = await chat.log.locator(".row-slot").evaluateAll((slots) => slots.map((s) => s.querySelector(":scope > .item time")?.textContent ?? null));
+  for (let i = 1; i < shown.length; i++) if (shown[i] !== null && shown[i - 1] !== null) expect(shown[i]).not.toBe(shown[i - 1]);
+  expect(shown.filter((t) => t === null).length).toBeGreaterThan(0);
 });

@@ -18,6 +18,8 @@ export interface CollieServer {
   stateDir: string;
   /** Runs `collie pair --json`, as a user would, and returns the one-time link it prints. */
   pairLink(): Promise<string>;
+  /** Runs `collie pair --json --state-dir D` with no `--url`: the link names the running daemon's origin. */
+  pairAsked(): Promise<{ code: string; link: string }>;
   /** Kills the daemon (SIGKILL) and leaves the example agent's state in place. */
   kill(): Promise<void>;
   /** Starts it again on the same port and state directory. */
@@ -129,6 +131,13 @@ export async function startCollie(options: CollieOptions = {}): Promise<CollieSe
           "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"),
           "pair", "--json", "--state-dir", stateDir, "--url", url,
         ], { cwd: root }, (err, stdout) => (err ? reject(err) : resolve((JSON.parse(stdout) as { link: string }).link)));
+      }),
+    pairAsked: () =>
+      new Promise((resolve, reject) => {
+        execFile(process.execPath, [
+          "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"),
+          "pair", "--json", "--state-dir", stateDir,
+        ], { cwd: root }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout) as { code: string; link: string })));
       }),
     kill: () => killGroup("SIGKILL"),
     start: launch,

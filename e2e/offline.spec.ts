@@ -60,3 +60,41 @@ test("a send while Collie is down lands once when it is back", async ({ page, co
   await expect(reply).toHaveCount(1);
   await expect(items(page, "user").filter({ hasText: text })).toHaveCount(1);
 });
+
+test("with the network off, the app draws the last dashboard, list and chat it saved, marked as not current", async ({ page, context }) => {
+  const saved = /Showing what this phone saved at .+\. It may not be current\./;
+  await page.goto("/");
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const chat = await openChat(page, "ticket-5521", "Maria Lopez", "Ticket opened: the parcel for order 5521 never arrived.");
+  // The phone saves what Collie sent a moment after it changed (IndexedDB).
+  await expect.poll(() => page.evaluate(() => new Promise<number>((resolve) => {
+    const open = indexedDB.open("collie-view");
+    open.onsuccess = () => {
+      try {
+        const get = open.result.transaction("view").objectStore("view").get("last");
+        get.onsuccess = () => resolve((get.result as { details?: unknown[] } | undefined)?.details?.length ?? 0);
+        get.onerror = () => resolve(0);
+      } catch {
+        resolve(0);
+      }
+    };
+    open.onerror = () => resolve(0);
+  }))).toBeGreaterThan(0);
+
+  await context.setOffline(true);
+  await page.reload();
+  // The shell comes from the service worker, the content from the saved copy, and the banner says so.
+  await expect(page.getByRole("status").filter({ hasText: saved })).toBeVisible();
+  await expect(chat.log).toContainText("Ticket opened: the parcel for order 5521 never arrived.");
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  await page.goto("/#/agent/desk");
+  await expect(page.locator('[data-pane="ticket-5521"]')).toContainText("Maria Lopez");
+  await page.goto("/#/");
+  await expect(page.locator('[data-agent="desk"]')).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: saved })).toBeVisible();
+
+  // The network is back: Collie's own snapshot replaces the copy, and the note goes.
+  await context.setOffline(false);
+  await expect(page.getByRole("status").filter({ hasText: saved })).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.locator('[data-agent="desk"]')).toBeVisible();
+});

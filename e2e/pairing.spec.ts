@@ -1,6 +1,7 @@
 /**
  * Pairing (X-1): an unpaired phone sees how to pair; the link `collie pair` prints pairs it; a
- * used link does not pair a second phone.
+ * used link does not pair a second phone. `collie pair --state-dir D` links to the running
+ * daemon's own port, and the code it prints can be typed on the pairing page.
  */
 import { expect, test } from "./fixtures.ts";
 
@@ -18,6 +19,17 @@ test("an unpaired phone is told how to pair, and the printed link pairs it once"
   await page.getByRole("button", { name: "Pair" }).click();
   await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
 
+  // Paired: the dashboard offers push once (where the browser can take it), and `Not now` puts it away.
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  await expect(offer).toContainText("Get a notification on this phone when a durable agent needs your answer?");
+  await offer.getByRole("button", { name: "Not now" }).click();
+  await expect(offer).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
+  await expect(offer).toHaveCount(0);
+
   const other = await browser.newContext({ baseURL: collie.url, storageState: undefined });
   const second = await other.newPage();
   await second.goto(link);
@@ -26,4 +38,36 @@ test("an unpaired phone is told how to pair, and the printed link pairs it once"
   await other.close();
   await phone.close();
   void shot;
+});
+
+test("collie pair --state-dir links to the running daemon's port; its code typed on the pairing page pairs", async ({ browser, collie }) => {
+  // The journeys' daemon runs on an ephemeral port, never 7717: the link must name that port.
+  const { code, link } = await collie.pairAsked();
+  expect(link).toBe(`${collie.url}/#/pair/${code}`);
+
+  const phone = await browser.newContext({ baseURL: collie.url, storageState: undefined });
+  const page = await phone.newPage();
+  await page.goto("/");
+  await expect(page.getByText("This phone is not paired with Collie.")).toBeVisible();
+  const field = page.getByRole("textbox", { name: "Pairing code" });
+  // A wrong code: Collie's message, its command drawn as code, no literal backticks.
+  await field.fill("AAAA-BBBB");
+  await page.getByRole("button", { name: "Pair" }).click();
+  const alert = page.getByRole("alert");
+  await expect(alert).toContainText("Run collie pair again.");
+  await expect(alert).not.toContainText("`");
+  await expect(alert.locator("code")).toHaveText("collie pair");
+  // The printed code, typed in lower case without its dash, pairs.
+  await field.fill(code.replace("-", "").toLowerCase());
+  await page.getByRole("button", { name: "Pair" }).click();
+  await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
+
+  // The offer's Turn on: this machine's Chromium has no push service, and the card says so in words.
+  await phone.grantPermissions(["notifications"], { origin: collie.url });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  await offer.getByRole("button", { name: "Turn on" }).click();
+  await expect(offer.getByRole("status")).toHaveText(/^Push notifications could not be turned on: this browser has no push service|^Asks that need you reach this device/);
+  await phone.close();
 });

@@ -1,14 +1,17 @@
 /// <reference types="vitest/config" />
 /**
  * The PWA build: hashed, immutable assets under /assets, plus the service worker at /sw.js (not
- * hashed: the browser checks it for updates at its fixed address, P-26).
+ * hashed: the browser checks it for updates at its fixed address, P-26), each text file with a
+ * precompressed `.br` and `.gz` copy beside it.
  */
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 import { fileURLToPath } from "node:url";
+import { precompress } from "./build/precompress.ts";
 
 export default defineConfig({
-  plugins: [react()],
+  // Brotli and gzip copies of the build's text files: what goes over the wire (static.ts).
+  plugins: [react(), precompress()],
   resolve: { conditions: ["collie-source"] },
   build: {
     outDir: "dist",

@@ -22,11 +22,12 @@ import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
 import { Invites } from "./crew/invites.ts";
 import { AuditLog } from "./security/audit.ts";
-import { startAdminSocket } from "./security/admin.ts";
+import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
+import { Decisions } from "./store/decisions.ts";
 import type { Server } from "node:http";
 
-/** Who an audit line names for a write Collie made itself: the delivery of a held answer. */
-export const HELD_BY_COLLIE = "collie (held answer)";
+/** Who an audit line names for a write Collie made itself: the delivery of a held answer or send. */
+export const HELD_BY_COLLIE = "collie (held)";
 
 /** How long open connections get to end by themselves when the daemon closes. */
 const CLOSE_GRACE_MS = 500;
@@ -92,6 +93,7 @@ export class Daemon {
     const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
     const state = openStateDb(opts.stateDir);
     const held = new HeldAnswers(state);
+    const decisions = new Decisions(state);
     const live = new LiveHub();
     let forwarder!: Forwarder;
     // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
@@ -156,14 +158,16 @@ export class Daemon {
       { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) },
     );
     const audit = new AuditLog(opts.stateDir);
-    forwarder = new Forwarder(agents, held, (agent, requestId, outcome) => {
+    forwarder = new Forwarder(agents, held, (agent, requestId, outcome, delivery) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
       // The phone's write was audited `202 held`; its delivery is audited with the same request id.
       const code = outcome.body.error;
       audit.write({
-        action: "answer", agent, requestId, device: HELD_BY_COLLIE, status: outcome.status,
+        action: delivery.action, agent, pane: delivery.pane, requestId, device: HELD_BY_COLLIE, status: outcome.status,
         outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
       });
+      const settled = decisions.settle(requestId, outcome.status === 200);
+      if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
     });
     // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
     // and ask (U-3); the push service masks them again (R-1).
@@ -194,16 +198,16 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
     const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()] });
+      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()) });
     }
     // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
       for (const dropped of held.expire(Date.now())) {
-        audit.write({ action: "answer", agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+        audit.write({ action: dropped.action, agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
       }
       for (const dropped of crewHeld.expire(Date.now())) {
         audit.write({ action: dropped.action, agent: `${dropped.agent}@${dropped.machine}`, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });

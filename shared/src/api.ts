@@ -76,6 +76,34 @@ export interface PaneDetail {
   items: Item[];
   itemsCut: boolean;
   asks: Ask[];
+  /** Answers given from a phone in this conversation, oldest first (only on the HTTP read). */
+  decisions?: Decision[];
+}
+
+/**
+ * An answer a phone gave that the agent took (issue 21: answers leave a trace): the chat shows a
+ * quiet line under the tool call it was about, `Allowed: refund · Pixel · 14:05`.
+ */
+export interface Decision {
+  askId: string;
+  paneId: string;
+  /** The tool item the card sat under. */
+  itemId: string;
+  kind: Ask["kind"];
+  title: string;
+  /** The tool the ask was about, when it named one. */
+  tool?: string;
+  /** A permission's option kind: `allow`, `allow-always`, `deny`, `cancel`. */
+  optionKind?: string;
+  /** The paired device that answered. */
+  device: string;
+  /** When the agent took it (ISO time). */
+  at: string;
+}
+
+/** `GET /api/agents/:agent/always-allowed`: the tools a phone answered `Always allow` for, newest first. */
+export interface AlwaysAllowedPage {
+  tools: { tool: string; device: string; at: string }[];
 }
 
 export type { Answer, Ask, HistoryRow, Item, Starter, DecidedBy };
@@ -92,7 +120,8 @@ export type LiveMessage =
   | { type: "ask"; seq: number; agent: string; paneId: string; ask: Ask }
   | { type: "ask-closed"; seq: number; agent: string; paneId: string; askId: string; decidedBy: DecidedBy; title: string }
   | { type: "view"; seq: number; agent: string; paneId: string; detail: PaneDetail }
-  | { type: "held-outcome"; seq: number; agent: string; requestId: string; status: number; body: Record<string, unknown> };
+  | { type: "held-outcome"; seq: number; agent: string; requestId: string; status: number; body: Record<string, unknown> }
+  | { type: "decision"; seq: number; agent: string; decision: Decision };
 
 /** Messages the phone sends on the WebSocket: which chats it shows, so items flow only for those. */
 export const ClientMessage = Type.Union([

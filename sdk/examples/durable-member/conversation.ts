@@ -154,8 +154,7 @@ export class Conversation {
    */
   askEnded(askId: string, decidedBy: DecidedBy, title: string): void {
     if (decidedBy === "phone") return;
-    const line = decidedBy === "timeout" ? "Timed out before an answer" : "Decided in the durable agent";
-    this.#keep(normalizeItem({ kind: "notice", id: `ask-closed-${askId}`, text: `${line}: ${title}` }, Date.now()));
+    this.#keep(normalizeItem({ kind: "notice", id: `ask-closed-${askId}`, text: askEndedLine(decidedBy, title) }, Date.now()));
   }
 
   /** The subtitle says where the order stands (S-18), or that the ticket is resolved. */
@@ -190,7 +189,7 @@ export class Conversation {
     // The SDK already answered `moved-on` for another turn or an idle pane (S-20).
     const turn = this.#turn;
     if (!turn) throw new Refusal("Nothing is running to steer.");
-    this.#keepUserLine(text, requestId);
+    this.#keepUserLine(text, requestId, true);
     turn.steers.push(text);
     return { turnId: turn.id };
   }
@@ -229,11 +228,16 @@ export class Conversation {
    * The SDK echoes the phone's line itself (P-20), as item `user-<requestId>`; the store keeps the
    * same line under the same id so history and a restart show it.
    */
-  #keepUserLine(text: string, requestId: string): void {
-    this.#keep(normalizeItem({ kind: "user", id: `user-${requestId}`, text, requestId }, Date.now()));
+  #keepUserLine(text: string, requestId: string, steered = false): void {
+    this.#keep(normalizeItem({ kind: "user", id: `user-${requestId}`, text, requestId, ...(steered ? { steered: true } : {}) }, Date.now()));
   }
 
   #keep(item: Item): void {
     this.store.putItem(this.id, item);
   }
+}
+
+/** The line an ask that ended without the phone leaves (P-16): `Timed out before an answer: <title>` or `Decided in the durable agent: <title>`. */
+export function askEndedLine(decidedBy: DecidedBy, title: string): string {
+  return `${decidedBy === "timeout" ? "Timed out before an answer" : "Decided in the durable agent"}: ${title}`;
 }

@@ -13,6 +13,7 @@
  */
 import type { AskAnswer, AskInput, DecidedBy } from "@colliepwa/durable-sdk";
 import type { TicketRecord, WaitingCall } from "./store.ts";
+import { NO_NOTE } from "./tools.ts";
 
 /** An ask as the model writes it; the runner adds `toolCallId` and `itemId`: the card sits under its tool call (P-9). */
 export type AskSpec = AskInput extends infer T ? (T extends AskInput ? Omit<T, "toolCallId" | "itemId" | "signal"> : never) : never;
@@ -166,7 +167,7 @@ function* exchange(ctx: ModelContext, t: TicketRecord): Script {
     `- New size: **${ticket.size}**`,
     `- Extras: ${picked(extras)}`,
     `- Ship to: ${where.kind === "tool" && where.status === "done" && ticket.address ? `${ticket.address.street}, ${ticket.address.country}${ticket.address.leaveAtDoor ? " (leave at door)" : ""}` : "the address on file"}`,
-    `- Courier note: ${note.kind === "tool" && note.status === "done" ? (ticket.notes.at(-1) ?? "none") : "none"}`,
+    `- Courier note: ${note.kind === "tool" && note.status === "done" && note.output !== NO_NOTE ? (ticket.notes.at(-1) ?? "none") : "none"}`,
     "",
     `[Track the exchange](${SITE}/orders/${t.order})`,
   ];
@@ -180,7 +181,7 @@ function* courierNote(ctx: ModelContext, t: TicketRecord): Script {
     step: { current: 1, total: 2, label: "Save note" },
     ask: { kind: "text", title: "A note for the courier?", limit: 200, placeholder: "e.g. ring twice" },
   };
-  if (note.kind !== "tool" || note.status !== "done") {
+  if (note.kind !== "tool" || note.status !== "done" || note.output === NO_NOTE) {
     yield { kind: "reply", text: "No note, so the courier gets none." };
     return;
   }
@@ -226,7 +227,7 @@ function* invoice(ctx: ModelContext, t: TicketRecord): Script {
       expiresAt: new Date(Date.now() + ctx.askExpiryMs),
     },
   };
-  if (send.kind === "tool" && send.status === "failed" && send.decidedBy === "timeout") {
+  if (send.kind === "tool" && send.decidedBy === "timeout") {
     yield { kind: "tool", name: "send_invoice", args: { invoice: number, via: "email" } };
     yield { kind: "reply", text: `Nobody picked a way in time, so I emailed the corrected invoice ${number} (the default).${steered(ctx)}` };
   } else {
@@ -267,7 +268,7 @@ function* deliverySlot(ctx: ModelContext, t: TicketRecord): Script {
     ask: { kind: "choice", title: "Which delivery slot should the courier book?", options: [{ id: "thu", label: "Thursday morning" }, { id: "fri", label: "Friday morning" }] },
     decideAfterMs: SLOT_SETTLES_MS,
   };
-  if (slot.kind === "tool" && slot.status === "done") {
+  if (slot.kind === "tool" && slot.status === "done" && !slot.decidedBy) {
     yield { kind: "reply", text: `${slot.output}. ${firstName(t)} gets a text the evening before.${steered(ctx)}` };
     return;
   }

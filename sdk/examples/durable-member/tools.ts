@@ -45,6 +45,9 @@ function save(ctx: ToolContext, change: Partial<TicketRecord>): TicketRecord {
   return next;
 }
 
+/** save_note's output when the note was left empty. */
+export const NO_NOTE = "No note";
+
 export const TOOLS: Record<string, Tool> = {
   lookup_order: {
     run: (_args, ctx) => {
@@ -103,7 +106,8 @@ export const TOOLS: Record<string, Tool> = {
   save_note: {
     run: (_args, ctx) => {
       const text = ctx.answer?.kind === "text" ? ctx.answer.text.trim() : "";
-      if (!text) throw new Error("the note is empty");
+      // Nothing typed is an answer: no note, and nothing failed.
+      if (!text) return NO_NOTE;
       const t = ticketOf(ctx);
       save(ctx, { notes: [...t.notes, text] });
       return `Saved: ${text}`;

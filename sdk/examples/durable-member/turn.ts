@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { AskClosed, callSummary, requireApproval, type AskAnswer, type AskInput, type ItemInput } from "@colliepwa/durable-sdk";
-import type { Conversation } from "./conversation.ts";
+import { askEndedLine, type Conversation } from "./conversation.ts";
 import type { Script, Step, StepResult } from "./model.ts";
 import { TOOLS } from "./tools.ts";
 
@@ -134,7 +134,8 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
       if (!(err instanceof AskClosed)) throw err;
       if (turn.signal.aborted) return { kind: "shown" };
       conv.askEnded(err.askId, err.decidedBy, step.ask.title);
-      return end("failed", err.decidedBy === "timeout" ? "No answer before the card expired" : "The question was withdrawn", { decidedBy: err.decidedBy });
+      // A normal outcome, not a failure: the call ends with the specification's own line (P-16).
+      return end("done", askEndedLine(err.decidedBy, step.ask.title), { decidedBy: err.decidedBy });
     }
     if (answer.kind === "choice" && step.ask.kind === "choice") {
       const options = step.ask.options;

@@ -419,7 +419,7 @@ export class DurableCore implements PaneHost {
         const turnId = body.turnId as string | null;
         if (pane.currentState() === "idle" || turnId !== pane.turnId) return movedOn();
         const text = body.text as string;
-        const result = await pane.withEcho(text, requestId, () => handler({ pane, text, turnId, requestId }));
+        const result = await pane.withEcho(text, requestId, () => handler({ pane, text, turnId, requestId }), true);
         return ok(turnOf(result, pane));
       }
       case "stop": {

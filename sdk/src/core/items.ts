@@ -45,6 +45,7 @@ export function normalizeItem(input: ItemInput & { id: string }, now: number): I
         assertId(raw.requestId, "requestId");
         item.requestId = raw.requestId;
       }
+      if (raw.steered === true) item.steered = true;
       break;
     case "reply":
     case "thinking":

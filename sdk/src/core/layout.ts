@@ -219,7 +219,7 @@ export class Pane {
   readonly #lastWrite = new Map<string, number>();
   /** Echoes of sends whose handlers are still running, oldest first (P-20). */
   #phoneEnding = 0;
-  readonly #pendingEchoes: { text: string; requestId: string }[] = [];
+  readonly #pendingEchoes: { text: string; requestId: string; steered: boolean }[] = [];
   #writingEchoes = false;
 
   /** @internal */
@@ -467,9 +467,9 @@ export class Pane {
    * returns, the echo goes first, so the chat keeps the order things happened in. A refusal before
    * any write leaves no echo.
    */
-  async withEcho<T>(text: string, requestId: string, run: () => T | Promise<T>): Promise<T> {
+  async withEcho<T>(text: string, requestId: string, run: () => T | Promise<T>, steered = false): Promise<T> {
     // One entry per send: several sends may run at once, each keeps its own text and request id.
-    const echo = { text, requestId };
+    const echo = { text, requestId, steered };
     this.#pendingEchoes.push(echo);
     try {
       const result = await run();
@@ -485,12 +485,14 @@ export class Pane {
    * Writes one pending echo (its send was accepted), or every pending one (an item is being
    * written while their handlers run: they came first), oldest first.
    */
-  #writeEchoes(only?: { text: string; requestId: string }): void {
+  #writeEchoes(only?: { text: string; requestId: string; steered: boolean }): void {
     if (this.#closed) return;
     const echoes = only === undefined ? this.#pendingEchoes.splice(0) : this.#pendingEchoes.splice(this.#pendingEchoes.indexOf(only), 1);
     this.#writingEchoes = true; // an echo is not an item the handler wrote: it does not pull the later echoes in
     try {
-      for (const echo of echoes) this.item({ id: `user-${echo.requestId}`, kind: "user", text: echo.text, requestId: echo.requestId });
+      for (const echo of echoes) {
+        this.item({ id: `user-${echo.requestId}`, kind: "user", text: echo.text, requestId: echo.requestId, ...(echo.steered ? { steered: true } : {}) });
+      }
     } finally {
       this.#writingEchoes = false;
     }

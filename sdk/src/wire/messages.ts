@@ -95,7 +95,7 @@ const https: Checker<string> = (v, path) => (isHttpsUrl(v) ? v : (() => { throw 
 const lang: Checker<string> = (v, path) => (isValidLang(v) ? v : (() => { throw new WireShapeError(path, "must be a language token like ts or python"); })());
 
 export const itemChecker: Checker<Item> = union<Item>("kind", {
-  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id }),
+  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id, steered: trueOnly }),
   reply: growing("reply"),
   thinking: growing("thinking"),
   markdown: growing("markdown"),
@@ -246,7 +246,8 @@ export const startersPageChecker: Checker<StartersPage> = obj({
 
 export const answerValueChecker: Checker<Answer> = union<Answer>("kind", {
   permission: obj({ kind: literal("permission"), optionId: id }),
-  choice: obj({ kind: literal("choice"), optionIds: arr(id, { min: 1, max: LIMITS.choiceOptions }) }),
+  // Empty for a multiple choice with nothing picked; a single choice's one id is checked against its ask.
+  choice: obj({ kind: literal("choice"), optionIds: arr(id, { max: LIMITS.choiceOptions }) }),
   text: obj({ kind: literal("text"), text: str({ maxBytes: LIMITS.textMaxLimit * 4 }) }),
   form: obj({ kind: literal("form"), values: record<string | boolean>((v, path) => (typeof v === "boolean" ? v : str({ maxBytes: LIMITS.textMaxLimit * 4 })(v, path)), { max: LIMITS.formFields }) }),
 });

@@ -121,7 +121,8 @@ interface ItemBase {
 }
 
 /** A line the user sent; `requestId` echoes the phone's send so it can replace its own copy (P-20). */
-export interface UserItem extends ItemBase { kind: "user"; text: string; requestId?: string }
+/** Your own line; `steered: true` marks a line sent into a running turn (Steer, P-22). */
+export interface UserItem extends ItemBase { kind: "user"; text: string; requestId?: string; steered?: boolean }
 export interface ReplyItem extends ItemBase { kind: "reply"; text: string; partial?: boolean }
 export interface ThinkingItem extends ItemBase { kind: "thinking"; text: string; partial?: boolean }
 /** A short note; `stopped: true` marks the note a stopped turn leaves (P-19). */

@@ -551,6 +551,15 @@ describe("the echo of a send (P-20)", () => {
     assert.deepEqual(userItems(items).map((i) => [i.text, i.requestId]), [["hello", "eo-1"]]);
   });
 
+  it("marks the echo of a steer as steered; a send's echo is not", async () => {
+    const pane = rig.collie.workspace("w").tab("t").pane("echo-steer");
+    pane.on({ onSend: ({ pane: p }) => ({ turnId: p.beginTurn("t-steer") }), onSteer: () => undefined });
+    assert.equal((await rig.phone.send("echo-steer", "start", { requestId: "es-1" })).status, 200);
+    assert.equal((await rig.phone.steer("echo-steer", "faster", "t-steer", { requestId: "es-2" })).status, 200);
+    const echoes = userItems((await rig.phone.pane("echo-steer")).items);
+    assert.deepEqual(echoes.map((i) => [i.text, i.steered]), [["start", undefined], ["faster", true]]);
+  });
+
   it("leaves no echo when the handler refuses before writing anything", async () => {
     const pane = rig.collie.workspace("w").tab("t").pane("echo-refused");
     pane.onSend(() => {

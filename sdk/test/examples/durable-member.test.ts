@@ -366,7 +366,7 @@ describe("examples/durable-member (the support desk, S-36)", () => {
       { name: "fetch_invoice", status: "failed", output: "the eu-old archive did not answer in 5 s" },
       { name: "fetch_invoice", status: "done", output: "Fetched INV-2207 from the eu archive" },
       { name: "upload_invoice", status: "done", output: "Uploaded INV-2207 (2 pages)" },
-      { name: "send_invoice", status: "failed", output: "No answer before the card expired" },
+      { name: "send_invoice", status: "done", output: "Timed out before an answer: How should the corrected invoice go out?" },
       { name: "send_invoice", status: "done", output: "Sent INV-2207 by email" },
     ]);
     assert.ok(byKind(view.items, "notice").some((n) => n.text === "Timed out before an answer: How should the corrected invoice go out?"));
@@ -528,7 +528,7 @@ describe("examples/durable-member: approvals that outlive a restart, Always allo
     assert.equal(late.body.error, "ask-decided");
     const view = await phone.pane("inv-2207");
     assert.deepEqual(tools(view.items), [
-      { name: "book_slot", status: "failed", output: "The question was withdrawn" },
+      { name: "book_slot", status: "done", output: "Decided in the durable agent: Which delivery slot should the courier book?" },
       { name: "book_slot", status: "done", output: "Booked Thursday morning for order 6012" },
     ]);
     assert.ok(byKind(view.items, "notice").some((n) => n.text === "Decided in the durable agent: Which delivery slot should the courier book?"));

@@ -2,11 +2,13 @@
  * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
  * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
  * status and body come back as they are, so the phone can show P-15's words. An answer for an agent
- * Collie cannot reach is held and delivered when the same ask is open again.
+ * Collie cannot reach is held and delivered when the same ask is open again; a message sent while
+ * the agent is unreachable is held and delivered once it is back.
  */
 import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
+import type { AgentConnection } from "../agents/connection.ts";
 import { AgentUnreachable } from "../agents/client.ts";
 import type { HeldAnswers } from "../store/held-answers.ts";
 
@@ -24,16 +26,24 @@ export const ACTION_TIMEOUT_MS = 15_000;
  */
 export const STARTING_WAIT_MS = 5_000;
 
+/** What a held write was, when its delivery is reported (the audit log names it). */
+export interface HeldDelivery {
+  action: "answer" | "send";
+  pane: string;
+}
+
 const collieError = (status: number, error: string, message: string): Outcome => ({ status, body: { error, message } });
 
 export class Forwarder {
   readonly #agents: AgentManager;
   readonly #held: HeldAnswers;
-  readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome) => void;
+  readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void;
   readonly #now: () => number;
   readonly #delivering = new Set<string>();
+  /** Agents whose held sends are being delivered now (one run per agent keeps their order). */
+  readonly #deliveringSends = new Set<string>();
 
-  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome) => void, now: () => number = Date.now) {
+  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, now: () => number = Date.now) {
     this.#agents = agents;
     this.#held = held;
     this.#onHeldOutcome = onHeldOutcome;
@@ -71,6 +81,7 @@ export class Forwarder {
       return asOutcome(reply.status, reply.body);
     }
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
+    if (route === "send") return this.#send(conn, agent, path, params.pane!, body);
     if (conn.state !== "ready") return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
     try {
       const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
@@ -82,12 +93,65 @@ export class Forwarder {
   }
 
   /**
-   * Delivers the agent's held answers whose asks are open again (D-5). Called after each events
-   * page the agent sends, so delivery follows the ask's reappearance without a poll.
+   * A message for the agent (docs/decisions.md "A message sent while the agent is down"): while the
+   * agent cannot be reached Collie holds it, with the phone's request id, and delivers it once when
+   * the agent is back, so a send never vanishes. A send that may have arrived before the connection
+   * broke is held too: the same request id makes the repeat harmless (the agent's receipts, S-28).
+   */
+  async #send(conn: AgentConnection, agent: string, path: string, paneId: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    const hold = (): Outcome => {
+      this.#held.sends.hold({ requestId: body.requestId, agent, paneId, text: body.text as string, heldAt: this.#now() });
+      conn.retryNow();
+      return { status: 202, body: { held: true } };
+    };
+    if (conn.state !== "ready") return hold();
+    try {
+      const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
+      return asOutcome(reply.status, reply.body);
+    } catch (err) {
+      if (err instanceof AgentUnreachable) return hold();
+      throw err;
+    }
+  }
+
+  /**
+   * Delivers the agent's held sends, oldest first and one at a time so they arrive in the order
+   * they were sent. Each outcome goes to the phone like a held answer's (`held-outcome`).
+   */
+  async #deliverSends(agent: string, conn: AgentConnection): Promise<void> {
+    if (this.#deliveringSends.has(agent)) return;
+    this.#deliveringSends.add(agent);
+    try {
+      for (const held of this.#held.sends.forAgent(agent)) {
+        if (conn.state !== "ready") return;
+        const path = `${conn.prefix}${routePath("send", { pane: held.paneId })}`;
+        let reply;
+        try {
+          reply = await conn.client.post(path, { requestId: held.requestId, text: held.text }, ACTION_TIMEOUT_MS);
+        } catch {
+          return; // unreachable again: keep holding; the next page after reconnecting retries
+        }
+        this.#held.sends.release(held.requestId);
+        this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "send", pane: held.paneId });
+      }
+    } finally {
+      this.#deliveringSends.delete(agent);
+    }
+  }
+
+  /**
+   * Delivers the agent's held answers whose asks are open again (D-5), and its held sends. Called
+   * after each events page the agent sends, so delivery follows the ask's reappearance without a poll.
    */
   deliverHeld(agent: string): void {
     const conn = this.#agents.get(agent);
     if (!conn || conn.state !== "ready") return;
+    if (this.#held.sends.forAgent(agent).length > 0) {
+      this.#deliverSends(agent, conn).catch(() => {
+        // The daemon is closing (its database is gone): the send stays held on disk; the agent's
+        // receipt makes the next start's delivery a harmless repeat.
+      });
+    }
     for (const held of this.#held.forAgent(agent)) {
       if (this.#delivering.has(held.requestId)) continue;
       if (!conn.mirror.ask(held.paneId, held.askId)) continue;
@@ -100,7 +164,7 @@ export class Forwarder {
             const code = (reply.body as { error?: unknown } | null)?.error;
             if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
             this.#held.release(held.requestId);
-            this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body));
+            this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
           },
           () => {
             // unreachable again: keep holding; the next page after reconnecting retries

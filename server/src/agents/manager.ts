@@ -75,8 +75,13 @@ export class AgentManager {
     return [...this.#live.values()].map((l) => l.connection.summary());
   }
 
+  /**
+   * Every agent's open conversations as last seen, a down agent's included: a phone that reloads
+   * while the agent is unreachable still finds its chats, and the agent's row says it is away
+   * (its state), so nothing looks closed that is not.
+   */
   conversations(): Conversation[] {
-    return [...this.#live.values()].flatMap((l) => (l.connection.state === "ready" ? l.connection.mirror.conversations() : []));
+    return [...this.#live.values()].flatMap((l) => l.connection.mirror.conversations());
   }
 
   /**
@@ -86,7 +91,8 @@ export class AgentManager {
   conversationsPage(agent: string, offset: number, limit: number): { conversations: Conversation[]; next?: number } | null {
     const conn = this.get(agent);
     if (!conn) return null;
-    const all = conn.state === "ready" ? conn.mirror.conversations().sort(compareConversations) : [];
+    // An agent that went away keeps its list drawn (what it last showed; its answers are held).
+    const all = conn.mirror.conversations().sort(compareConversations);
     const page = all.slice(offset, offset + limit);
     return offset + limit < all.length ? { conversations: page, next: offset + limit } : { conversations: page };
   }

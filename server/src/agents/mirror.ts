@@ -49,6 +49,8 @@ interface PaneMirror {
   items: Map<string, Item>;
   itemsCut: boolean;
   asks: Map<string, Ask>;
+  /** The newest `ts` of the items seen (ms), 0 when none carried one. */
+  newestItemAt: number;
 }
 
 export class AgentMirror {
@@ -201,7 +203,7 @@ export class AgentMirror {
     for (const summary of layout.panes) {
       const existing = this.#panes.get(summary.id);
       if (existing) existing.summary = summary;
-      else this.#panes.set(summary.id, { summary, items: new Map(), itemsCut: false, asks: new Map() });
+      else this.#panes.set(summary.id, { summary, items: new Map(), itemsCut: false, asks: new Map(), newestItemAt: 0 });
       this.#onChange({ type: "conversation", conversation: this.#conversation(this.#panes.get(summary.id)!) });
     }
   }
@@ -223,7 +225,9 @@ export class AgentMirror {
       items: new Map(tail.map((i) => [i.id, i])),
       itemsCut: view.itemsCut || tail.length < view.items.length,
       asks: new Map(view.asks.map((a) => [a.id, a])),
+      newestItemAt: 0,
     };
+    for (const item of view.items) noteItemTime(pane, item);
     this.#panes.set(view.pane.id, pane);
     this.#onChange({ type: "conversation", conversation: this.#conversation(pane) });
     if (this.#views.has(this.agent, view.pane.id)) {
@@ -245,7 +249,7 @@ export class AgentMirror {
     const wsId = p.summary.tabId.split(":")[0];
     const workspaceTitle = this.#layout.workspaces.find((w) => w.id === wsId)?.title ?? "";
     const first = p.asks.values().next().value as Ask | undefined;
-    const c: Conversation = { ...p.summary, agent: this.agent, workspaceTitle };
+    const c: Conversation = { ...p.summary, agent: this.agent, workspaceTitle, activeAt: lastActivity(p) };
     if (first) c.pendingQuestion = first.title;
     return this.#present(c);
   }
@@ -258,8 +262,30 @@ export class AgentMirror {
   }
 }
 
+/**
+ * The conversation's last activity for its row (P-5): the newest item's or open ask's time. The
+ * agent's own `activeAt` moves with every state change, and a restarted agent sets it to its start
+ * for every pane, so a row would show a time later than anything in it; it is used only when the
+ * pane has neither an item with a time nor an open ask.
+ */
+function lastActivity(p: PaneMirror): string {
+  let newest = p.newestItemAt;
+  for (const ask of p.asks.values()) {
+    const t = Date.parse(ask.createdAt);
+    if (t > newest) newest = t;
+  }
+  return newest > 0 ? new Date(newest).toISOString() : p.summary.activeAt;
+}
+
+function noteItemTime(pane: PaneMirror, item: Item): void {
+  if (!item.ts) return;
+  const t = Date.parse(item.ts);
+  if (t > pane.newestItemAt) pane.newestItemAt = t;
+}
+
 /** Inserts or replaces an item in place (S-14), keeping the newest MIRROR_TAIL_ITEMS. */
 function setItem(pane: PaneMirror, item: Item): void {
+  noteItemTime(pane, item);
   pane.items.set(item.id, item);
   if (pane.items.size > MIRROR_TAIL_ITEMS) {
     pane.items.delete(pane.items.keys().next().value as string);

@@ -19,6 +19,7 @@ import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
 import { memberPath, type Crew } from "../crew/crew.ts";
+import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -30,6 +31,8 @@ export interface ApiDeps {
   mask?: (text: string) => string;
   /** The crew members' agents (C-1), keyed `<agent>@<member>`; absent on a Collie without crew. */
   crew?: Crew;
+  /** Answers given from a phone (the chat's quiet lines, the tools always allowed). */
+  decisions?: Decisions;
 }
 
 const READ_TIMEOUT_MS = 10_000;
@@ -102,7 +105,12 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
     const detail = await conn.paneDetail(req.params.pane);
     if (!detail) return reply.code(404).send({ error: "not-found", message: "No such open conversation." });
-    return detail;
+    return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
+  });
+
+  app.get<{ Params: AgentParams }>("/api/agents/:agent/always-allowed", DEVICE, async (req, reply) => {
+    if (!deps.agents.get(req.params.agent)) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
@@ -165,9 +173,22 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       if (!wire.ok) return reply.code(400).send({ error: "bad-request", message: wire.error });
       // A crew member's agent (C-1): the member's phone API takes the action, request id unchanged.
       const own = deps.crew?.owner(p.agent!);
+      // An answer the agent takes leaves a decision (the ask as it was when tapped).
+      let draft: DecisionDraft | null = null;
+      if (route === "answer" && deps.decisions && !own) {
+        const ask = deps.agents.get(p.agent!)?.mirror.ask(p.pane!, p.ask!);
+        if (ask) draft = draftDecision(p.pane!, ask, (body as unknown as AnswerRequest).answer, req.device?.name ?? "a phone");
+      }
       const outcome = own && deps.crew
         ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body)
         : await deps.forwarder.action(p.agent!, route, params(p), body);
+      if (draft && deps.decisions) {
+        if (outcome.status === 200 && outcome.body.replayed !== true) {
+          deps.live.publish({ type: "decision", agent: p.agent!, decision: deps.decisions.record(p.agent!, draft) });
+        } else if (outcome.status === 202 && outcome.body.held === true) {
+          deps.decisions.hold(body.requestId, p.agent!, draft);
+        }
+      }
       const code = outcome.body.error;
       deps.audit?.write({
         action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,

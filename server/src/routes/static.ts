@@ -8,6 +8,9 @@
  *   deep link or a reload must still land in the app); a missing `/assets/*` file is a 404, never
  *   HTML a browser or the service worker would take for a script;
  * - HTML carries a strict CSP and the other security headers (X-2);
+ * - a file with a precompressed copy beside it (`.br`, `.gz`, written by the build) goes out as
+ *   the smallest copy the browser accepts (`Content-Encoding`, `Vary: Accept-Encoding`), so what
+ *   crosses the network is the compressed size, with no compression work per request;
  * - without a build, a plain-text 503 says how to build it.
  */
 import { readFile, stat } from "node:fs/promises";
@@ -146,8 +149,12 @@ async function sendFile(req: FastifyRequest, reply: FastifyReply, file: string, 
   const cache = rel.startsWith("/assets/") ? IMMUTABLE
     : html || rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE
     : SHORT;
-  const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+  const encoded = await precompressed(file, req.headers["accept-encoding"]);
+  const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}${encoded ? `-${encoded.encoding}` : ""}"`;
   reply.header("content-type", type);
+  // Whether a copy exists is known per file: every reply of a file that has one varies by encoding.
+  if (encoded || (await hasCopies(file))) reply.header("vary", "accept-encoding");
+  if (encoded) reply.header("content-encoding", encoded.encoding);
   reply.header("cache-control", cache);
   reply.header("etag", etag);
   reply.header("x-content-type-options", "nosniff");
@@ -160,6 +167,57 @@ async function sendFile(req: FastifyRequest, reply: FastifyReply, file: string, 
     reply.code(304).send();
     return true;
   }
-  reply.code(200).send(await readFile(file));
+  reply.code(200).send(await readFile(encoded?.file ?? file));
   return true;
+}
+
+/** The encodings the build writes beside a file, best first, with their file suffixes. */
+const ENCODINGS = [
+  { encoding: "br", suffix: ".br" },
+  { encoding: "gzip", suffix: ".gz" },
+] as const;
+
+/**
+ * The encodings an `Accept-Encoding` header allows: named with a q above 0, or covered by `*`
+ * (RFC 9110 §12.5.3). `identity` needs nothing.
+ */
+export function acceptedEncodings(header: string | string[] | undefined): Set<string> {
+  const ok = new Set<string>();
+  const refused = new Set<string>();
+  let star = false;
+  for (const part of (Array.isArray(header) ? header.join(",") : header ?? "").split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    if (!name) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    const allowed = Number.isFinite(weight) && weight > 0;
+    if (name === "*") star = allowed;
+    else if (allowed) ok.add(name);
+    else refused.add(name);
+  }
+  if (star) for (const e of ENCODINGS) if (!refused.has(e.encoding)) ok.add(e.encoding);
+  return ok;
+}
+
+/** The precompressed copy of `file` to send for this `Accept-Encoding`, if there is one. */
+async function precompressed(file: string, accept: string | string[] | undefined): Promise<{ encoding: string; file: string } | null> {
+  const ok = acceptedEncodings(accept);
+  for (const e of ENCODINGS) {
+    if (!ok.has(e.encoding)) continue;
+    if (await isFile(file + e.suffix)) return { encoding: e.encoding, file: file + e.suffix };
+  }
+  return null;
+}
+
+async function hasCopies(file: string): Promise<boolean> {
+  for (const e of ENCODINGS) if (await isFile(file + e.suffix)) return true;
+  return false;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { chmodSync, existsSync, lstatSync, unlinkSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { AgentSummary } from "@colliepwa/shared";
 import type { Devices } from "./devices.ts";
@@ -16,6 +17,19 @@ export interface AdminDeps {
   devices: Devices;
   invites: Invites;
   agents: () => AgentSummary[];
+  /** The daemon's own origin (`http://127.0.0.1:7717`), null before it listens: `collie pair` links to it. */
+  origin?: () => string | null;
+}
+
+/**
+ * The origin a phone on this machine reaches the daemon at, from the address it listens on. A
+ * wildcard address names loopback (a phone elsewhere comes through the front door, `--url`).
+ */
+export function listeningOrigin(address: AddressInfo | string | null): string | null {
+  if (!address || typeof address === "string") return null;
+  const wildcard = address.address === "0.0.0.0" || address.address === "::";
+  const host = wildcard ? "127.0.0.1" : address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promise<Server> {
@@ -27,8 +41,8 @@ export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promi
       res.end(JSON.stringify(body));
     };
     const url = req.url ?? "/";
-    if (req.method === "POST" && url === "/pair-codes") return send(200, deps.devices.createCode());
-    if (req.method === "POST" && url === "/crew-invites") return send(200, deps.invites.create());
+    if (req.method === "POST" && url === "/pair-codes") return send(200, { ...deps.devices.createCode(), origin: deps.origin?.() ?? null });
+    if (req.method === "POST" && url === "/crew-invites") return send(200, { ...deps.invites.create(), origin: deps.origin?.() ?? null });
     if (req.method === "GET" && url === "/devices") return send(200, { devices: deps.devices.list() });
     const m = /^\/devices\/([0-9a-f-]{36})$/.exec(url);
     if (req.method === "DELETE" && m) return deps.devices.revoke(m[1]!) ? send(200, { revoked: true }) : send(404, { error: "not-found", message: "No such device." });

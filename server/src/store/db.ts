@@ -109,6 +109,30 @@ const MIGRATIONS: readonly string[] = [
     held_at INTEGER NOT NULL,
     PRIMARY KEY (machine, request_id)
   );`,
+  // 6: held sends (D-5, docs/decisions.md): a message sent while its agent was unreachable, kept
+  // with the phone's request id and delivered once when the agent is back.
+  `CREATE TABLE held_sends (
+     request_id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     pane_id TEXT NOT NULL,
+     text TEXT NOT NULL,
+     held_at INTEGER NOT NULL
+   );
+   CREATE INDEX held_sends_agent ON held_sends (agent, held_at);`,
+  // 7: answers given from a phone (issue 21): the chat's quiet "Allowed: refund" lines and the
+  // agent home's list of tools always allowed.
+  `CREATE TABLE decisions (
+     agent TEXT NOT NULL,
+     pane_id TEXT NOT NULL,
+     ask_id TEXT NOT NULL,
+     decision TEXT NOT NULL,
+     option_kind TEXT,
+     tool TEXT,
+     at INTEGER NOT NULL,
+     PRIMARY KEY (agent, pane_id, ask_id)
+   );
+   CREATE INDEX decisions_pane ON decisions (agent, pane_id, at);
+   CREATE INDEX decisions_always ON decisions (agent, option_kind, at);`,
 ];
 
 export interface StateDb {

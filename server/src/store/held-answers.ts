@@ -6,6 +6,7 @@
  */
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import type { StateDb } from "./db.ts";
+import { HeldSends } from "./held-sends.ts";
 
 export interface HeldAnswer {
   requestId: string;
@@ -29,8 +30,12 @@ export class HeldAnswers {
    */
   #agents: Set<string> | null = null;
 
+  /** Messages sent while the agent was unreachable (held the same way, with the same lifetime). */
+  readonly sends: HeldSends;
+
   constructor(state: StateDb) {
     this.#state = state;
+    this.sends = new HeldSends(state);
   }
 
   hold(a: HeldAnswer): void {
@@ -58,11 +63,15 @@ export class HeldAnswers {
     }));
   }
 
-  /** Drops answers held longer than HOLD_MS; returns the ones dropped (the audit log names them). */
-  expire(now: number): { requestId: string; agent: string; paneId: string }[] {
+  /**
+   * Drops answers and sends held longer than HOLD_MS; returns the ones dropped (the audit log
+   * names each with its request id).
+   */
+  expire(now: number): { requestId: string; agent: string; paneId: string; action: "answer" | "send" }[] {
     this.#agents = null;
+    const sends = this.sends.expire(now, HOLD_MS).map((r) => ({ ...r, action: "send" as const }));
     const rows = this.#state.db.prepare("DELETE FROM held_answers WHERE held_at < ? RETURNING request_id, agent, pane_id").all(now - HOLD_MS) as { request_id: string; agent: string; pane_id: string }[];
-    return rows.map((r) => ({ requestId: r.request_id, agent: r.agent, paneId: r.pane_id }));
+    return [...rows.map((r) => ({ requestId: r.request_id, agent: r.agent, paneId: r.pane_id, action: "answer" as const })), ...sends];
   }
 
   get count(): number {

@@ -196,3 +196,69 @@ describe("held answers (D-5, L-1)", () => {
     assert.equal(second.agent.all((m) => m.requestId === sendId).length, 1);
   });
 });
+
+describe("held sends (D-5, L-1, docs/decisions.md)", () => {
+  test("a message sent while the agent is down is held (202) and delivered once, in order, with the phone's request id when it is back", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const stateDir = join(dir, "state");
+    const first = await startAgent("desk-agent.ts", ["--socket", socket]);
+    const d1 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    await d1.waitState("desk", "ready");
+    await first.agent.kill();
+    await d1.waitState("desk", "unreachable");
+
+    const one = { requestId: requestId("held-send-1"), text: "hello?" };
+    const two = { requestId: requestId("held-send-2"), text: "anyone there?" };
+    assert.deepEqual(await d1.post("/api/agents/desk/panes/p1/send", one), { status: 202, body: { held: true } });
+    assert.deepEqual(await d1.post("/api/agents/desk/panes/p1/send", two), { status: 202, body: { held: true } });
+    // The phone's retry of the first while the agent is still down: held once, its place kept.
+    assert.deepEqual(await d1.post("/api/agents/desk/panes/p1/send", one), { status: 202, body: { held: true } });
+    assert.deepEqual(d1.daemon.held.sends.forAgent("desk").map((s) => s.requestId), [one.requestId, two.requestId]);
+    // A phone that reloads now still finds the chats of the down agent, and the agent's row says it is away.
+    const snap = await d1.snapshot();
+    assert.deepEqual(snap.agents.map((a) => [a.name, a.state]), [["desk", "unreachable"]]);
+    assert.deepEqual(snap.conversations.map((c) => c.id).sort(), ["p1", "p2"]);
+
+    // Across a daemon restart too (D-8): the held sends live in the state database.
+    await d1.close();
+    const d2 = await TestDaemon.start({ sources: fixed(socket), stateDir });
+    assert.equal(d2.daemon.held.sends.count, 2);
+    const live = await LiveClient.connect(d2.wsUrl);
+    const second = await startAgent("desk-agent.ts", ["--socket", socket]);
+    for (const s of [one, two]) {
+      const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === s.requestId, `held-outcome of ${s.text}`);
+      assert.equal(outcome.type === "held-outcome" && outcome.status, 200);
+    }
+    const got = second.agent.all((m) => m.got === "send");
+    assert.deepEqual(got.map((m) => [m.requestId, m.text]), [[one.requestId, "hello?"], [two.requestId, "anyone there?"]]);
+    assert.equal(d2.daemon.held.sends.count, 0);
+
+    // Exactly once: the phone's late retry is a replay, and more pages change nothing.
+    const retry = await d2.post("/api/agents/desk/panes/p1/send", one);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.replayed, true);
+    await settle(d2, second.agent, "after-sends");
+    assert.equal(second.agent.all((m) => m.got === "send").length, 2);
+    assert.equal(live.of("held-outcome").length, 2);
+  });
+
+  test("a held message for a conversation that did not come back is refused by the agent, and the phone learns it", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const first = await startAgent("desk-agent.ts", ["--socket", socket]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    const live = await LiveClient.connect(d.wsUrl);
+    await d.waitState("desk", "ready");
+    await first.agent.kill();
+    await d.waitState("desk", "unreachable");
+    const lost = { requestId: requestId("held-send-gone"), text: "for a pane that is gone" };
+    assert.deepEqual(await d.post("/api/agents/desk/panes/nowhere/send", lost), { status: 202, body: { held: true } });
+    const second = await startAgent("desk-agent.ts", ["--socket", socket]);
+    const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === lost.requestId, "held-outcome");
+    assert.ok(outcome.type === "held-outcome");
+    assert.ok(outcome.status >= 400 && outcome.status < 500, `status ${outcome.status}`);
+    assert.equal(d.daemon.held.sends.count, 0);
+    assert.equal(second.agent.all((m) => m.got === "send").length, 0);
+  });
+});

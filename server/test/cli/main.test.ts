@@ -75,6 +75,11 @@ test("collie serve without sources.json runs the bundled example agent and says 
   assert.equal(paired.code, 0, paired.stderr);
   const { code: pairCode, link } = JSON.parse(paired.stdout) as { code: string; link: string };
   assert.equal(link, `${listening}/#/pair/${pairCode}`);
+  // Without --url the running daemon says where it listens (here an ephemeral port, not 7717).
+  const asked = await collie(["pair", "--json", "--state-dir", join(dir, "state")]);
+  assert.equal(asked.code, 0, asked.stderr);
+  const second = JSON.parse(asked.stdout) as { code: string; link: string };
+  assert.equal(second.link, `${listening}/#/pair/${second.code}`);
   const unpaired = await fetch(`${listening}/api/snapshot`);
   assert.equal(unpaired.status, 401);
   const traded = await fetch(`${listening}/api/pair`, { method: "POST", headers: { "content-type": "application/json", origin: listening }, body: JSON.stringify({ code: pairCode, name: "test phone" }) });

@@ -417,7 +417,8 @@ describe("the daemon under a hostile agent (L-2)", () => {
       }
       if (status < 200 || status > 599) return bad(`${route}: status ${status}`, example);
       if (status >= 200 && status < 300) {
-        const ok = route === "answer" && status === 202 ? parsed.held === true
+        // Held for the agent (D-5): an answer, or a message whose reply never came (docs/decisions.md).
+        const ok = (route === "answer" || route === "send") && status === 202 ? parsed.held === true
           : route === "history" ? parseWith(MESSAGE_CHECKERS.HistoryPage, parsed).ok
           : route === "historyItems" ? parseWith(MESSAGE_CHECKERS.HistoryItemsPage, parsed).ok
           : route === "starters" ? parseWith(MESSAGE_CHECKERS.StartersPage, parsed).ok

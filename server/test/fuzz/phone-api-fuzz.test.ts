@@ -6,8 +6,8 @@
  *
  * Oracle, for every case: a reply within a deadline; a JSON body; a 4xx with a code the API
  * documents (docs/phone-api.md), or the 5xx Collie documents for an agent it cannot reach
- * (502/503/504), never a 500 and never a stack trace; an answer held (202) is counted, and the
- * held table holds exactly those. After the cases: the snapshot is what it was, the fake agent
+ * (502/503/504), never a 500 and never a stack trace; an answer or message held (202) is counted,
+ * and the held tables hold exactly those. After the cases: the snapshot is what it was, the fake agent
  * received the writes it was sent, a normal send works, and a new WebSocket gets its snapshot.
  *
  * Cases: FUZZ_CASES (default 10 000) HTTP requests plus a tenth as many WebSocket messages; seed
@@ -278,7 +278,7 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
     // passes them): such a write goes to the agent, whose validators answer 400 bad-request, and
     // that reaches the phone as it is. Counted, not refused here.
     const malformed = writesSeen.filter((w) => !w.ok);
-    assert.equal(d.daemon.held.count, heldIds.size, "held answers are exactly the answers answered 202");
+    assert.equal(d.daemon.held.count + d.daemon.held.sends.count, heldIds.size, "held answers and messages are exactly the writes answered 202");
     assert.equal(prototypeFingerprint(), fingerprint, "Object.prototype was polluted");
     // Push (U-4): only well-formed subscriptions were kept, never more than the cap.
     const subscriptions = d.daemon.push!.subscriptions.all();

@@ -312,13 +312,15 @@ describe("actions (D-5): the phone's request id reaches the agent unchanged", ()
       assert.equal(r.status, 404, path);
       assert.equal(r.body.error, "unknown-agent", path);
       const gone = await d.post(path.replace("nobody", "gone"), { requestId: requestId(), ...body });
-      if (path.endsWith("/answer")) assert.deepEqual(gone, { status: 202, body: { held: true } });
+      // Answers and messages wait in Collie for the agent (D-5, docs/decisions.md); the rest is refused now.
+      if (path.endsWith("/answer") || path.endsWith("/send")) assert.deepEqual(gone, { status: 202, body: { held: true } }, path);
       else {
         assert.equal(gone.status, 503, path);
         assert.equal(gone.body.error, "agent-unreachable", path);
       }
     }
     assert.equal(d.daemon.held.count, 1);
+    assert.equal(d.daemon.held.sends.count, 1);
   });
 
   test("one text limit: a message over the wire's 16 KiB (9 000 Cyrillic characters) is refused by Collie in the agent's own words; one at the limit lands", async () => {

@@ -1,7 +1,7 @@
 /**
  * The phone app's files (D-4, P-26, X-2): content types, cache headers, the CSP and the other
- * security headers, traversal refused, the SPA fallback, /api/* left alone, and a 503 before the
- * app is built. A tiny fake build in a temp dir; a plain Fastify app with only the static route
+ * security headers, traversal refused, the SPA fallback, /api/* left alone, a 503 before the
+ * app is built, and precompressed copies sent to a browser that takes them. A tiny fake build in a temp dir; a plain Fastify app with only the static route
  * (plus one API route), so the route is tested on its own.
  */
 import { after, before, describe, test } from "node:test";
@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
-import { CSP, resolveInDist, staticRoutes } from "../../src/routes/static.ts";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
+import { acceptedEncodings, CSP, resolveInDist, staticRoutes } from "../../src/routes/static.ts";
 
 const INDEX = "<!doctype html><title>Collie</title><div id=root></div>";
 const SECRET = '{"name":"outside-the-build"}';
@@ -266,5 +267,76 @@ describe("not built", () => {
       await a.close();
       rmSync(later, { recursive: true, force: true });
     }
+  });
+});
+
+describe("precompressed copies: what crosses the network is the compressed size", () => {
+  let pre: string;
+  let a: FastifyInstance;
+  const JS = `export const words = ${JSON.stringify("collie ".repeat(2000))};\n`;
+  before(async () => {
+    pre = mkdtempSync(join(tmpdir(), "collie-pre-"));
+    mkdirSync(join(pre, "assets"), { recursive: true });
+    writeFileSync(join(pre, "index.html"), INDEX);
+    writeFileSync(join(pre, "assets", "main-1.js"), JS);
+    writeFileSync(join(pre, "assets", "main-1.js.br"), brotliCompressSync(JS));
+    writeFileSync(join(pre, "assets", "main-1.js.gz"), gzipSync(JS));
+    writeFileSync(join(pre, "assets", "only-gz.css"), "body{}".repeat(100));
+    writeFileSync(join(pre, "assets", "only-gz.css.gz"), gzipSync("body{}".repeat(100)));
+    writeFileSync(join(pre, "assets", "plain.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    a = await appFor(pre);
+  });
+  after(async () => {
+    await a.close();
+    rmSync(pre, { recursive: true, force: true });
+  });
+  const get = (url: string, accept?: string) => a.inject({ url, ...(accept === undefined ? {} : { headers: { "accept-encoding": accept } }) });
+
+  test("a browser that takes br gets the Brotli copy; one that takes only gzip the gzip copy; each decodes to the file", async () => {
+    const br = await get("/assets/main-1.js", "gzip, deflate, br, zstd");
+    assert.equal(br.statusCode, 200);
+    assert.equal(br.headers["content-encoding"], "br");
+    assert.equal(br.headers["content-type"], "text/javascript; charset=utf-8");
+    assert.equal(br.headers.vary, "accept-encoding");
+    assert.equal(br.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert.ok(br.rawPayload.length < JS.length / 10, `${br.rawPayload.length} bytes sent`);
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), JS);
+    const gz = await get("/assets/main-1.js", "gzip");
+    assert.equal(gz.headers["content-encoding"], "gzip");
+    assert.equal(gunzipSync(gz.rawPayload).toString(), JS);
+    // br refused (q=0) but allowed by `*`: gzip.
+    assert.equal((await get("/assets/main-1.js", "br;q=0, *")).headers["content-encoding"], "gzip");
+    // `*` alone allows the best copy.
+    assert.equal((await get("/assets/main-1.js", "*")).headers["content-encoding"], "br");
+  });
+
+  test("no Accept-Encoding, identity only, or no copy of that encoding: the file itself, still marked as varying", async () => {
+    for (const accept of [undefined, "identity", "deflate"]) {
+      const r = await get("/assets/main-1.js", accept);
+      assert.equal(r.headers["content-encoding"], undefined, String(accept));
+      assert.equal(r.headers.vary, "accept-encoding", String(accept));
+      assert.equal(r.body, JS);
+    }
+    const css = await get("/assets/only-gz.css", "br");
+    assert.equal(css.headers["content-encoding"], undefined);
+    assert.equal((await get("/assets/only-gz.css", "br, gzip")).headers["content-encoding"], "gzip");
+    const png = await get("/assets/plain.png", "br, gzip");
+    assert.equal(png.headers["content-encoding"], undefined);
+    assert.equal(png.headers.vary, undefined);
+  });
+
+  test("each encoding has its own ETag, and a revalidation of the one it holds is a 304", async () => {
+    const br = await get("/assets/main-1.js", "br");
+    const plain = await get("/assets/main-1.js");
+    assert.notEqual(br.headers.etag, plain.headers.etag);
+    const again = await a.inject({ url: "/assets/main-1.js", headers: { "accept-encoding": "br", "if-none-match": String(br.headers.etag) } });
+    assert.equal(again.statusCode, 304);
+  });
+
+  test("acceptedEncodings reads q-values, case and `*`", () => {
+    assert.deepEqual([...acceptedEncodings("GZIP;q=0.5, Br")].sort(), ["br", "gzip"]);
+    assert.deepEqual([...acceptedEncodings("br;q=0")], []);
+    assert.deepEqual([...acceptedEncodings(undefined)], []);
+    assert.deepEqual([...acceptedEncodings("*;q=0")], []);
   });
 });

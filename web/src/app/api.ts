@@ -3,7 +3,7 @@
  * failure is a NetworkError, so callers can tell "no reply" (retry with the same request id) from
  * a reply.
  */
-import type { ConversationsPage, PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
+import type { AlwaysAllowedPage, ConversationsPage, PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
 import type { HistoryItemsPage, HistoryPage, StartersPage } from "@colliepwa/durable-sdk/wire";
 
 export class NetworkError extends Error {
@@ -73,6 +73,10 @@ export class Api {
   }
   historyItems(agent: string, session: string, q: { after?: string; limit?: number } = {}): Promise<Reply<HistoryItemsPage>> {
     return this.#call("GET", `/api/agents/${enc(agent)}/history/${enc(session)}/items${query(q)}`);
+  }
+  /** The tools a phone answered `Always allow` for (the agent's home lists them). */
+  alwaysAllowed(agent: string): Promise<Reply<AlwaysAllowedPage>> {
+    return this.#call("GET", `/api/agents/${enc(agent)}/always-allowed`);
   }
   starters(agent: string): Promise<Reply<StartersPage>> {
     return this.#call("GET", `/api/agents/${enc(agent)}/starters`);

@@ -18,6 +18,11 @@ export interface PendingAction {
   createdAt: number;
   /** How many times it was sent. */
   attempts: number;
+  /**
+   * A send Collie holds for an agent that is away (`202 {held: true}`): kept here too, so the line
+   * and its state survive a reload until the agent's outcome is known (docs/decisions.md).
+   */
+  held?: boolean;
 }
 
 /** What a send came to: a reply, or no reply (the network failed: retry with the same id). */
@@ -119,8 +124,15 @@ export class Outbox {
       action.attempts++;
       try {
         const reply = await this.#api.post(action.path, action.body);
-        // 202 {held: true}: Collie holds it for an agent that is away (D-5); it is Collie's now.
         this.#results.set(requestId, { kind: "reply", reply });
+        if (action.kind === "send" && isHeld(reply)) {
+          // Collie holds the message for an agent that is away (D-5). The phone keeps its line until
+          // Collie says what the agent made of it (`held-outcome`, or a replay on a later resend).
+          action.held = true;
+          await this.#storage.put(action);
+          return { kind: "reply", reply };
+        }
+        // 202 {held: true} for an answer: Collie holds it until the ask is open again; it is Collie's now.
         await this.#forget(requestId);
         return { kind: "reply", reply };
       } catch (err) {
@@ -140,7 +152,12 @@ export class Outbox {
     return run;
   }
 
-  /** Drops an action the user gave up on (e.g. a `Not sent` line taken back into the composer). */
+  /** Whether this pending action is a send Collie said it holds. */
+  held(requestId: string): boolean {
+    return this.#pending.some((p) => p.requestId === requestId && p.held === true);
+  }
+
+  /** Drops an action that is settled or given up (a `Not sent` line taken back, a held send delivered). */
   async discard(requestId: string): Promise<void> {
     await this.#forget(requestId);
   }
@@ -160,4 +177,9 @@ export class Outbox {
     this.#version++;
     for (const l of this.#listeners) l();
   }
+}
+
+/** Collie's `202 {held: true}`: it keeps the action for an agent that is away (D-5). */
+export function isHeld(reply: Reply): boolean {
+  return reply.status === 202 && reply.body.held === true;
 }

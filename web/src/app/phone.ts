@@ -7,7 +7,11 @@ import { Api } from "./api.ts";
 import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
-import { PhoneStore } from "./store.ts";
+import { paneKey, PhoneStore } from "./store.ts";
+import { idbViewCache, memoryViewCache, toCachedView, type ViewCacheStorage } from "./view-cache.ts";
+
+/** How long the phone waits after a change before it saves its view again (streaming writes often). */
+export const VIEW_SAVE_DELAY_MS = 1000;
 
 export interface PhoneOptions {
   api?: Api;
@@ -15,6 +19,8 @@ export interface PhoneOptions {
   liveUrl?: LiveOptions["url"];
   createSocket?: LiveOptions["createSocket"];
   now?: () => number;
+  /** Where the last view is kept for an offline start (IndexedDB in the browser). */
+  viewCache?: ViewCacheStorage;
 }
 
 export class Phone {
@@ -23,11 +29,17 @@ export class Phone {
   readonly outbox: Outbox;
   readonly live: LiveConnection;
   readonly now: () => number;
+  readonly #viewCache: ViewCacheStorage;
+  /** Chats opened, most recent first: their content is what the view cache keeps. */
+  #opened: string[] = [];
+  #saveTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(opts: PhoneOptions = {}) {
     this.api = opts.api ?? new Api();
     this.now = opts.now ?? Date.now;
     this.outbox = new Outbox(this.api, opts.storage ?? idbOutboxStorage(), this.now);
+    this.#viewCache = opts.viewCache ?? (typeof indexedDB !== "undefined" ? idbViewCache() : memoryViewCache());
+    this.store.subscribe(() => this.#saveSoon());
     this.live = new LiveConnection({
       url: opts.liveUrl ?? liveUrl,
       createSocket: opts.createSocket,
@@ -46,6 +58,13 @@ export class Phone {
 
   async start(): Promise<void> {
     await this.outbox.load();
+    // Collie has said nothing yet: draw the last view this phone saved, marked as not current.
+    try {
+      const cached = await this.#viewCache.read();
+      if (cached) this.store.restore(cached);
+    } catch {
+      // no saved view (private mode, a first start): the screens say they are connecting
+    }
     if (!(await this.checkPaired())) return;
     this.live.start();
     // Push stays on for a phone that had it on: its subscription is registered again for this device.
@@ -89,13 +108,32 @@ export class Phone {
 
   /** Opens a chat: reads its content now and follows it live. */
   async openPane(agent: string, pane: string): Promise<void> {
+    const key = paneKey(agent, pane);
+    this.#opened = [key, ...this.#opened.filter((k) => k !== key)];
+    const views = this.store.viewsOf(agent, pane);
     this.live.watch(agent, pane);
     try {
       const r = await this.api.pane(agent, pane);
-      if (r.status === 200) this.store.setDetail(agent, r.body);
+      // The WebSocket's view came first and its deltas keep it current: drawing the same chat a
+      // second time from this read would only cost time (a 2000-item chat drawn twice).
+      if (r.status === 200 && this.store.viewsOf(agent, pane) === views) this.store.setDetail(agent, r.body);
+      // The answers given in this chat come with the read only.
+      if (r.status === 200 && r.body.decisions) this.store.setDecisions(agent, pane, r.body.decisions);
     } catch {
       // offline: the watch brings the content when the connection is back
     }
+  }
+
+  /** Saves the view a moment after it changed, only what Collie sent (never the saved copy again). */
+  #saveSoon(): void {
+    const s = this.store.getState();
+    if (!s.loaded || s.cachedAt !== null || this.#saveTimer !== null) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = null;
+      const now = this.store.getState();
+      if (now.cachedAt !== null) return;
+      void this.#viewCache.write(toCachedView(now, this.#opened, this.now())).catch(() => undefined);
+    }, VIEW_SAVE_DELAY_MS);
   }
 
   closePane(agent: string, pane: string): void {

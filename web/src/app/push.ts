@@ -37,6 +37,17 @@ export const PUSH_WORDS = Object.freeze({
   unsupported: "This browser cannot get push notifications here. On an iPhone, add Collie to the home screen first.",
   noPush: "This Collie does not send push notifications.",
   failed: (why: string) => `Push notifications could not be turned on: ${why}`,
+  /** The browser has no push service to subscribe with (e.g. a Chromium build without one). */
+  noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
+  /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
+  refused: "the browser refused. Try again in a moment.",
+  /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */
+  turningOn: "Turning push notifications on…",
+  turningOff: "Turning push notifications off…",
+  /** The one-time offer after pairing (issue 21: push was buried in Settings). */
+  offer: "Get a notification on this phone when a durable agent needs your answer?",
+  offerYes: "Turn on",
+  offerNo: "Not now",
   offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
 });
 
@@ -122,7 +133,7 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
     try {
       sub = await manager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
     } catch (err) {
-      throw new PushError(PUSH_WORDS.failed((err as Error).message || "the browser refused."));
+      throw new PushError(PUSH_WORDS.failed(browserRefusal(err)));
     }
   }
   const json = sub.toJSON();
@@ -157,4 +168,16 @@ export async function turnPushOff(env: PushEnv): Promise<PushState> {
     if (reply.status !== 200) throw new PushError(PUSH_WORDS.offFailed(message(reply.body, `Collie answered ${reply.status}.`)));
   }
   return manager ? "off" : "unsupported";
+}
+
+/**
+ * The browser's refusal to subscribe, in Collie's words (issue 21: no raw browser text): a
+ * browser without a push service says so (Chromium: AbortError "Registration failed - push
+ * service not available"); anything else is a plain refusal.
+ */
+export function browserRefusal(err: unknown): string {
+  const name = (err as { name?: unknown } | null)?.name;
+  const text = String((err as { message?: unknown } | null)?.message ?? "");
+  if (name === "AbortError" || /push service/i.test(text)) return PUSH_WORDS.noService;
+  return PUSH_WORDS.refused;
 }

@@ -4,8 +4,9 @@
  * useSyncExternalStore. Plain class, no React. A drawn list stays drawn when the connection drops
  * (P-8, P-26): nothing here is cleared on disconnect.
  */
-import type { AgentSummary, Conversation, LiveMessage, PaneDetail } from "@colliepwa/shared";
+import type { AgentSummary, Conversation, Decision, LiveMessage, PaneDetail } from "@colliepwa/shared";
 import type { LiveStatus } from "./live.ts";
+import type { CachedView } from "./view-cache.ts";
 
 export interface PhoneState {
   status: LiveStatus;
@@ -17,10 +18,17 @@ export interface PhoneState {
   conversations: ReadonlyMap<string, Conversation>;
   /** The content of chats the phone has opened, by `paneKey`. */
   details: ReadonlyMap<string, PaneDetail>;
+  /** Answers given from a phone, per chat (`paneKey`), oldest first: the chat's quiet lines. */
+  decisions: ReadonlyMap<string, readonly Decision[]>;
   /** Outcomes of held answers Collie delivered later (D-5), by request id. */
   heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
   /** True when Collie said this device is not paired (X-1): the app shows how to pair. */
   unpaired: boolean;
+  /**
+   * When what is drawn came from the phone's own copy (view-cache.ts) instead of Collie: the time
+   * it was saved. Null once Collie's snapshot came (what is drawn is current).
+   */
+  cachedAt: number | null;
 }
 
 export const paneKey = (agent: string, pane: string): string => `${agent}\n${pane}`;
@@ -33,10 +41,14 @@ export class PhoneStore {
     agents: new Map(),
     conversations: new Map(),
     details: new Map(),
+    decisions: new Map(),
     heldOutcomes: new Map(),
     unpaired: false,
+    cachedAt: null,
   };
   readonly #listeners = new Set<() => void>();
+  /** How many `view` messages came per chat: a read that a view overtook is not drawn again. */
+  readonly #views = new Map<string, number>();
 
   getState = (): PhoneState => this.#state;
 
@@ -68,6 +80,36 @@ export class PhoneStore {
     this.#set({ details });
   }
 
+  /** How many `view` messages this chat got so far (see Phone.openPane). */
+  viewsOf(agent: string, pane: string): number {
+    return this.#views.get(paneKey(agent, pane)) ?? 0;
+  }
+
+  /** A chat's decisions as the HTTP read gave them (the live `decision` messages add to them). */
+  setDecisions(agent: string, pane: string, list: readonly Decision[]): void {
+    const decisions = new Map(this.#state.decisions);
+    decisions.set(paneKey(agent, pane), list);
+    this.#set({ decisions });
+  }
+
+  /** Draws the phone's saved copy while Collie has not sent anything (offline start). */
+  restore(view: CachedView): void {
+    if (this.#state.loaded) return;
+    const details = new Map(this.#state.details);
+    for (const [agent, d] of view.details) {
+      const key = paneKey(agent, d.conversation.id);
+      if (!details.has(key)) details.set(key, d);
+    }
+    this.#set({
+      loaded: true,
+      cachedAt: view.savedAt,
+      collie: view.collie,
+      agents: new Map(view.agents.map((a) => [a.name, a])),
+      conversations: new Map(view.conversations.map((c) => [paneKey(c.agent, c.id), c])),
+      details,
+    });
+  }
+
   apply(m: LiveMessage): void {
     const s = this.#state;
     switch (m.type) {
@@ -75,7 +117,7 @@ export class PhoneStore {
         const agents = new Map(m.snapshot.agents.map((a) => [a.name, a]));
         const conversations = new Map(m.snapshot.conversations.map((c) => [paneKey(c.agent, c.id), c]));
         // Chats whose conversation is gone stay readable until the next view replaces them.
-        this.#set({ loaded: true, collie: m.snapshot.collie, agents, conversations });
+        this.#set({ loaded: true, cachedAt: null, collie: m.snapshot.collie, agents, conversations });
         return;
       }
       case "resumed":
@@ -125,8 +167,17 @@ export class PhoneStore {
         this.#updateDetail(m.agent, m.paneId, (d) => ({ ...d, asks: d.asks.filter((a) => a.id !== m.askId) }));
         return;
       case "view":
+        this.#views.set(paneKey(m.agent, m.paneId), this.viewsOf(m.agent, m.paneId) + 1);
         this.setDetail(m.agent, m.detail);
         return;
+      case "decision": {
+        const key = paneKey(m.agent, m.decision.paneId);
+        const list = (s.decisions.get(key) ?? []).filter((d) => d.askId !== m.decision.askId);
+        const decisions = new Map(s.decisions);
+        decisions.set(key, [...list, m.decision]);
+        this.#set({ decisions });
+        return;
+      }
       case "held-outcome": {
         const heldOutcomes = new Map(s.heldOutcomes);
         heldOutcomes.set(m.requestId, { status: m.status, body: m.body });

@@ -40,6 +40,24 @@ describe("Outbox", () => {
     expect(reloaded.pending).toEqual([]);
   });
 
+  it("keeps a send Collie holds (202 held) across a reload, and lets a held answer go", async () => {
+    const storage = memoryOutboxStorage();
+    const heldFetch = (async (_url: string, init: RequestInit) => {
+      void init;
+      return new Response(JSON.stringify({ held: true }), { status: 202 });
+    }) as unknown as typeof fetch;
+    const outbox = new Outbox(new Api("", heldFetch), storage);
+    await outbox.submit({ requestId: "s-1", kind: "send", agent: "desk", pane: "p", path: "/send", body: { requestId: "s-1", text: "hello?" } });
+    await outbox.submit({ requestId: "a-1", kind: "answer", agent: "desk", pane: "p", path: "/answer", body: { requestId: "a-1" } });
+    expect(outbox.held("s-1")).toBe(true);
+    expect((await storage.all()).map((a) => [a.requestId, a.held])).toEqual([["s-1", true]]);
+    const reloaded = new Outbox(new Api("", heldFetch), storage);
+    await reloaded.load();
+    expect(reloaded.held("s-1")).toBe(true);
+    await reloaded.discard("s-1");
+    expect(await storage.all()).toEqual([]);
+  });
+
   it("sends a request id once at a time, even when asked twice", async () => {
     const seen: unknown[] = [];
     const outbox = new Outbox(new Api("", fakeFetch([200, 200], seen)), memoryOutboxStorage());

@@ -22,13 +22,16 @@ afterEach(() => {
 });
 
 describe("the card (P-9)", () => {
-  test("caption with the agent, title, tool line, reason; under the tool call it concerns", async () => {
+  test("caption with the agent, title, reason; under the tool call it concerns, whose call it does not repeat", async () => {
     await openChat([permissionAsk()]);
     const c = card("a1");
-    expect(c.closest(".row-slot")!.querySelector('[data-item-id="item-41"]')).not.toBeNull();
+    const item = c.closest(".row-slot")!.querySelector('[data-item-id="item-41"]');
+    expect(item).not.toBeNull();
     expect(c.querySelector(".ask-caption")!.textContent).toBe(STRINGS.needsYourAnswer("desk"));
     expect(c.querySelector(".ask-title")!.textContent).toBe("refund wants to run");
-    expect(c.querySelector(".ask-call")!.textContent).toBe('refund(order: "5521", amount: 40)');
+    // The tool item right above shows the same call: the card does not say it again.
+    expect(item!.querySelector(".tool-call")!.textContent).toBe('refund(order: "5521", amount: 40)');
+    expect(c.querySelector(".ask-call")).toBeNull();
     expect(c.querySelector(".ask-reason")!.textContent).toBe("The customer reports a broken item; policy allows a full refund.");
     expect(c.querySelector(".ask-expiry")).toBeNull();
     expect(c.querySelector(".shortened")).toBeNull();
@@ -126,11 +129,11 @@ describe("choice (P-10)", () => {
     expect(card("c1").querySelectorAll(".ask-row")).toHaveLength(8);
   });
 
-  test("multiple: rows toggle under Pick any; Send (enabled once one is picked) sends the set", async () => {
+  test("multiple: rows toggle under Pick any; Send sends the set", async () => {
     const h = await openChat([choiceAsk({ multiple: true })], { routes: [on("POST", answerPath("c1"), OK)] });
     const c = card("c1");
     expect(within(c).getByText(STRINGS.pickAny)).toBeTruthy();
-    expect(sendButton(c).disabled).toBe(true);
+    expect(sendButton(c).disabled).toBe(false); // nothing picked is an answer too
     await tap(option(c, "voucher"));
     await tap(option(c, "card"));
     await tap(option(c, "credit"));
@@ -142,6 +145,12 @@ describe("choice (P-10)", () => {
     await tap(sendButton(c));
     expect(h.answers("c1").map((b) => b.answer)).toEqual([{ kind: "choice", optionIds: ["card", "voucher"] }]);
   });
+
+  test("multiple with nothing picked: Send sends the empty set", async () => {
+    const h = await openChat([choiceAsk({ multiple: true })], { routes: [on("POST", answerPath("c1"), OK)] });
+    await tap(sendButton(card("c1")));
+    expect(h.answers("c1").map((b) => b.answer)).toEqual([{ kind: "choice", optionIds: [] }]);
+  });
 });
 
 describe("text (P-10)", () => {
@@ -152,11 +161,17 @@ describe("text (P-10)", () => {
     const c = card("t1");
     expect(c.querySelector(".ask-counter")!.textContent).toBe("0 of 500");
     expect(input(c).placeholder).toBe("A short reply");
-    expect(sendButton(c).disabled).toBe(true);
+    expect(sendButton(c).disabled).toBe(false); // an empty text is an answer the wire allows
     fireEvent.change(input(c), { target: { value: "Sorry, 👋 late" } });
     expect(c.querySelector(".ask-counter")!.textContent).toBe(STRINGS.counter(13, 500));
     await tap(sendButton(c));
     expect(h.answers("t1").map((b) => b.answer)).toEqual([{ kind: "text", text: "Sorry, 👋 late" }]);
+  });
+
+  test("nothing typed: Send sends the empty text", async () => {
+    const h = await openChat([textAsk()], { routes: [on("POST", answerPath("t1"), OK)] });
+    await tap(sendButton(card("t1")));
+    expect(h.answers("t1").map((b) => b.answer)).toEqual([{ kind: "text", text: "" }]);
   });
 
   test("the limit blocks going over: 500 by default", async () => {

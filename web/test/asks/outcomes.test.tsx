@@ -220,13 +220,15 @@ describe("what the card shows after a tap (P-15, P-16)", () => {
     expect(buttons(card("a1")).every((b) => !b.disabled)).toBe(true);
   });
 
-  test("held (202 {held: true}): the card says it waits for the agent, then takes the held-outcome's line", async () => {
+  test("held (202 {held: true}): the card says which answer waits for the agent, then takes the held-outcome's line", async () => {
     const h = await openChat([permissionAsk()], { routes: [on("POST", ANSWER, { status: 202, body: { held: true } })] });
     await tap(option(card("a1"), "allow"));
     await until(() => expect(card("a1").querySelector(".ask-held")).not.toBeNull());
     const c = card("a1");
-    expect(c.querySelector(".ask-held")!.textContent).toBe("Sent. Collie delivers it when the durable agent is back.");
+    expect(c.querySelector(".ask-held")!.textContent).toBe("Sent: Allow. Collie delivers it when the durable agent is back.");
     expect(buttons(c).every((b) => b.disabled)).toBe(true);
+    // The chosen answer stays marked; the others are not.
+    expect(buttons(c).filter((b) => b.dataset.chosen === "true").map((b) => b.dataset.option)).toEqual(["allow"]);
     expect(retryButton(c)).toBeNull();
     const [sent] = requestIds(h);
     // Another answer's outcome is not this card's.

@@ -20,6 +20,7 @@ const SEND = `${PANE}/send`;
 const STEER = `${PANE}/steer`;
 const STOP = `${PANE}/stop`;
 const CLOSE = "/api/agents/desk/close";
+const RENAME = "/api/agents/desk/rename";
 const OK: FakeReply = { status: 200, body: { ok: true } };
 
 const ITEMS: Item[] = [
@@ -87,7 +88,7 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(screen.getByRole("heading", { level: 1 }).textContent).toContain(STRINGS.untitledConversation);
   });
 
-  test("no terminal, tab strip, Keys/Type/Quick; the menu holds only `Close conversation`", async () => {
+  test("no terminal, tab strip, Keys/Type/Quick; the menu holds only Rename and `Close conversation`", async () => {
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
     await openChat(h);
     for (const word of ["Keys", "Type", "Quick", "History", "Pane settings", "Pin to top row", "Terminal"]) {
@@ -97,26 +98,66 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(document.querySelector('[role="tablist"], .terminal, .tab-strip, .pane-strip')).toBeNull();
     fireEvent.click(screen.getByRole("button", { name: "Menu" }));
     const menu = screen.getByRole("menu");
-    expect(within(menu).getAllByRole("menuitem").map((b) => b.textContent)).toEqual([STRINGS.closeConversation]);
+    expect(within(menu).getAllByRole("menuitem").map((b) => b.textContent)).toEqual(["Rename", STRINGS.closeConversation]);
   });
 
-  test("without the close cap there is no menu (P-1)", async () => {
-    const h = await startPhone({ agents: [agentSummary({ close: false })], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
+  test("without the close and rename caps there is no menu (P-1)", async () => {
+    const h = await startPhone({ agents: [agentSummary({ close: false, rename: false })], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
     await openChat(h);
     expect(screen.queryByRole("button", { name: "Menu" })).toBeNull();
   });
 
-  test("Close conversation posts `close` for this pane through the outbox and goes to the agent's home", async () => {
+  test("Close conversation asks once more, then posts `close` for this pane through the outbox and goes to the agent's home", async () => {
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", CLOSE, OK)] });
     await openChat(h);
     fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    expect(h.callsTo(CLOSE, "POST")).toHaveLength(0);
+    // Keep open: nothing sent, back to the menu.
+    fireEvent.click(screen.getByRole("button", { name: "Keep open" }));
+    expect(h.callsTo(CLOSE, "POST")).toHaveLength(0);
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    expect(screen.getByText("Close this conversation?")).toBeTruthy();
     await act(async () => {
-      fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+      fireEvent.click(screen.getByRole("button", { name: "Close" }));
     });
     const [call] = h.callsTo(CLOSE, "POST");
     expect(call!.body).toMatchObject({ target: { kind: "pane", id: "p1" } });
     expect(typeof call!.body!.requestId).toBe("string");
     expect(location.hash).toBe(href({ name: "home", agent: "desk" }));
+  });
+});
+
+describe("times (grouped as messaging apps do)", () => {
+  test("a run of items in the same minute shows its time once, on its last item", async () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 11, 2, 14, 0, 0) + ms).toISOString();
+    const items: Item[] = [
+      { kind: "user", id: "a", text: "one", ts: at(0) },
+      { kind: "reply", id: "b", text: "two", ts: at(5_000) },
+      { kind: "reply", id: "c", text: "three", ts: at(10 * 60_000) },
+    ];
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items) })] });
+    await openChat(h);
+    const times = (id: string) => document.querySelectorAll(`[data-item-id="${id}"] time`).length;
+    expect([times("a"), times("b"), times("c")]).toEqual([0, 1, 1]);
+  });
+});
+
+describe("rename (where the agent declares it)", () => {
+  test("Rename edits the title and posts `rename` for this pane", async () => {
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", RENAME, OK)] });
+    await openChat(h);
+    fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: "Rename" }));
+    const input = screen.getByRole("textbox", { name: "Title" }) as HTMLInputElement;
+    expect(input.value).toBe("Refund for order 5521");
+    fireEvent.change(input, { target: { value: "Refund, order 5521 (urgent)" } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    });
+    const [call] = h.callsTo(RENAME, "POST");
+    expect(call!.body).toMatchObject({ target: { kind: "pane", id: "p1" }, title: "Refund, order 5521 (urgent)" });
+    expect(screen.queryByRole("menu")).toBeNull();
   });
 });
 
@@ -325,17 +366,19 @@ describe("the belt (P-22, P-23)", () => {
     expect(calls[0]!.body!.requestId).not.toBe(calls[1]!.body!.requestId);
   });
 
+  const beltSteer = () => within(screen.getByRole("toolbar", { name: "Belt" })).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+
   test("Steer sends the composer's text into the running turn and clears it; refused, the text comes back", async () => {
     const h = await startPhone({
       conversations: [working],
       routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), seq("POST", STEER, OK, { status: 409, body: { error: "moved-on", message: "x" } })],
     });
     await openChat(h);
-    const steer = screen.getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+    const steer = beltSteer();
     expect(steer.disabled).toBe(true); // nothing typed
     await type("Use the voucher too");
     await act(async () => {
-      fireEvent.click(screen.getByRole("button", { name: STRINGS.steer }));
+      fireEvent.click(beltSteer());
     });
     expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Use the voucher too", turnId: "turn-7" });
     expect(composer().value).toBe("");
@@ -343,14 +386,38 @@ describe("the belt (P-22, P-23)", () => {
 
     await type("Second steer");
     await act(async () => {
-      fireEvent.click(screen.getByRole("button", { name: STRINGS.steer }));
+      fireEvent.click(beltSteer());
     });
     expect(composer().value).toBe("Second steer");
     expect(screen.getByText(STRINGS.notSent)).toBeTruthy();
   });
 
-  test("a turn named by a send's reply is the newest turn the phone saw", async () => {
+  test("while a turn runs the composer's main button is Steer; Send returns when the turn ends", async () => {
     const h = await startPhone({
+      conversations: [working],
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STEER, OK)],
+    });
+    await openChat(h);
+    const form = composer().closest("form")!;
+    expect(within(form).queryByRole("button", { name: STRINGS.send })).toBeNull();
+    const main = within(form).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
+    expect(main.disabled).toBe(true); // nothing typed
+    await type("Add the voucher");
+    await act(async () => {
+      fireEvent.click(within(form).getByRole("button", { name: STRINGS.steer }));
+    });
+    expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Add the voucher", turnId: "turn-7" });
+    expect(h.callsTo(SEND, "POST")).toHaveLength(0);
+    expect(composer().value).toBe("");
+    act(() => h.deliver({ type: "conversation", conversation: { ...working, state: "idle" } }));
+    expect(within(form).getByRole("button", { name: STRINGS.send })).toBeTruthy();
+    expect(within(form).queryByRole("button", { name: STRINGS.steer })).toBeNull();
+  });
+
+  test("a turn named by a send's reply is the newest turn the phone saw", async () => {
+    // An agent without steer: Send stays the composer's button during a turn.
+    const h = await startPhone({
+      agents: [agentSummary({ steer: false })],
       conversations: [working],
       routes: [
         on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }),

@@ -10,6 +10,7 @@ import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
 import { Api } from "../../src/app/api.ts";
 import { memoryOutboxStorage, type OutboxStorage } from "../../src/app/outbox.ts";
 import { Phone } from "../../src/app/phone.ts";
+import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
 import { PhoneContext } from "../../src/app/react.ts";
 
 export const T0 = new Date(2026, 11, 2, 15, 0, 0).getTime();
@@ -91,6 +92,7 @@ export async function startPhone(opts: {
   routes?: Route[];
   storage?: OutboxStorage;
   snapshot?: boolean;
+  viewCache?: ViewCacheStorage;
 } = {}): Promise<Harness> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -119,6 +121,7 @@ export async function startPhone(opts: {
     createSocket: (url) => new FakeSocket(url) as unknown as WebSocket,
     liveUrl: () => "ws://collie.test/api/live",
     now: () => clock.t,
+    ...(opts.viewCache ? { viewCache: opts.viewCache } : {}),
   });
   await phone.start();
   const socket = FakeSocket.last!;

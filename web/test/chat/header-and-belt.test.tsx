@@ -54,6 +54,12 @@ describe("belt buttons (P-1, P-22)", () => {
     expect(beltButtons({ caps: null, state: "working", actions: [act("a")], text: "x" })).toEqual([]);
   });
 
+  test("an agent Collie cannot reach: every button stays in place, dimmed, and takes no tap", () => {
+    const b = beltButtons({ caps: CAPS, state: "working", actions: [act("escalate"), act("refund", { busy: true })], text: "hi", away: true });
+    expect(b.map((x) => x.key)).toEqual(["steer", "stop", "action:escalate", "action:refund"]);
+    expect(b.every((x) => !x.enabled && x.dimmed && !x.busy)).toBe(true);
+  });
+
   test("at most 4 of the agent's buttons", () => {
     const b = beltButtons({ caps: CAPS, state: "idle", actions: ["a", "b", "c", "d", "e", "f"].map((id) => act(id)), text: "" });
     expect(b.filter((x) => x.kind === "action").map((x) => x.actionId)).toEqual(["a", "b", "c", "d"]);

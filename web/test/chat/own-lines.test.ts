@@ -39,6 +39,31 @@ describe("line states (P-20)", () => {
     expect(v.composer).toBeNull();
   });
 
+  test("held by Collie for an unreachable agent (202 held): its own state, no dots, no `Sent`, and never hidden", () => {
+    const held = reply(202, { held: true });
+    expect(stateOfResult(held)).toBe("held");
+    const v = ownLines({ sends: [send({ result: held })], items: [], now: T0 + 1000 });
+    expect(v.lines.map((l) => l.state)).toEqual(["held"]);
+    expect(v.dots).toBe(false);
+    expect(v.composer).toBeNull();
+    const later = ownLines({ sends: [send({ result: held })], items: [], now: T0 + OWN_LINE_HIDE_MS * 3 });
+    expect(later.lines.map((l) => l.state)).toEqual(["held"]);
+    expect(later.expired.size).toBe(0);
+    // Delivered later: the agent's copy replaces it like any other line.
+    const echoed = ownLines({ sends: [send({ result: held })], items: [user({ requestId: "r1", ts: at(OWN_LINE_HIDE_MS * 2) })], now: T0 + OWN_LINE_HIDE_MS * 2 });
+    expect(echoed.lines).toEqual([]);
+  });
+
+  test("`Sent` goes once the agent's finished reply to your line came; a reply still growing keeps it", () => {
+    const sent = send({ result: reply(200, { ok: true }) });
+    const echo = user({ requestId: "r1" });
+    expect(ownLines({ sends: [sent], items: [echo], now: T0 + 2000 }).composer).toBe("sent");
+    expect(ownLines({ sends: [sent], items: [echo, replyItem({ partial: true, ts: undefined })], now: T0 + 2000 }).composer).toBe("sent");
+    expect(ownLines({ sends: [sent], items: [echo, replyItem()], now: T0 + 3000 }).composer).toBeNull();
+    // A reply before your line does not count.
+    expect(ownLines({ sends: [sent], items: [replyItem({ id: "earlier" }), echo], now: T0 + 3000 }).composer).toBe("sent");
+  });
+
   test("a retry on its way shows the clock again", () => {
     const v = ownLines({ sends: [send({ result: NO_REPLY, inFlight: true })], items: [], now: T0 + 1000 });
     expect(v.lines[0]!.state).toBe("sending");

@@ -165,7 +165,10 @@ describe("turning push on", () => {
     fake.failSubscribe = new DOMException("Registration failed - push service error", "AbortError");
     const err = await turnPushOn(env({ permission: "granted" }).env).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PushError);
-    expect((err as Error).message).toBe(PUSH_WORDS.failed("Registration failed - push service error"));
+    // The browser's raw text is not shown: a missing push service is said in Collie's words.
+    expect((err as Error).message).toBe(PUSH_WORDS.failed(PUSH_WORDS.noService));
+    fake.failSubscribe = new DOMException("Something odd at 0x1f", "InvalidStateError");
+    expect(((await turnPushOn(env({ permission: "granted" }).env).catch((e: unknown) => e)) as Error).message).toBe(PUSH_WORDS.failed(PUSH_WORDS.refused));
     fake.failSubscribe = null;
     await expect(turnPushOn(env({ permission: "granted", replies: { "POST /api/push/subscriptions": { status: 400, body: { error: "bad-request", message: "The endpoint must be an https URL." } } } }).env))
       .rejects.toThrow(PUSH_WORDS.failed("The endpoint must be an https URL."));
@@ -227,6 +230,22 @@ describe("the Settings row (P-27)", () => {
     expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.unsupported);
   });
 
+  test("while it works (it can take seconds) the line says so, then where the device stands", async () => {
+    reset();
+    let grant!: (p: NotificationPermission) => void;
+    const { env: e } = env({ permission: "default" });
+    e.requestPermission = () => new Promise<NotificationPermission>((r) => (grant = r));
+    renderRow(e);
+    await act(async () => {});
+    await act(async () => {
+      fireEvent.click(screen.getByRole("switch"));
+    });
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.turningOn);
+    expect(screen.getByRole("switch").getAttribute("aria-busy")).toBe("true");
+    await act(async () => grant("denied"));
+    expect(screen.getByRole("status").textContent).not.toBe(PUSH_WORDS.turningOn);
+  });
+
   test("a failure is shown and the switch stays off", async () => {
     reset();
     fake.failSubscribe = new Error("no push service");
@@ -236,6 +255,6 @@ describe("the Settings row (P-27)", () => {
       fireEvent.click(screen.getByRole("switch"));
     });
     expect((screen.getByRole("switch") as HTMLInputElement).checked).toBe(false);
-    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.failed("no push service"));
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.failed(PUSH_WORDS.noService));
   });
 });

@@ -5,7 +5,7 @@
  * A kind this Collie does not know shows its text and `This ask cannot be answered from the phone.`
  * Agent text is always plain text. Without `control` the card is read-only.
  */
-import type { ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Ask, ChoiceAsk, FormAsk, PermissionAsk, TextAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
@@ -15,11 +15,19 @@ import { PermissionBody } from "./PermissionBody.tsx";
 import { Reason } from "./Reason.tsx";
 import { Spinner } from "./Spinner.tsx";
 import { TextBody } from "./TextBody.tsx";
+import { useAgentAway } from "../../ui/AgentAway.tsx";
 import type { AskCardControl } from "./useAskCard.ts";
+import { answerWords } from "./answer-words.ts";
 import { useCountdown } from "./useCountdown.ts";
 import { WORDS } from "./words.ts";
 
 const KNOWN = new Set<string>(["permission", "choice", "text", "form"]);
+
+/**
+ * The call the tool item right above the cards shows (P-9), if any: a card whose call is that same
+ * text does not repeat it (the same call showed up to three times).
+ */
+export const UnderToolCall = createContext<string | null>(null);
 
 export interface AskCardProps {
   agent: string;
@@ -30,10 +38,14 @@ export interface AskCardProps {
 }
 
 export function AskCard({ agent, ask, control, now }: AskCardProps) {
-  const left = useCountdown(ask.expiresAt, now);
+  // While the agent is away its clock is not known to run: no countdown (the chat says why).
+  const away = useAgentAway();
+  const left = useCountdown(away ? undefined : ask.expiresAt, now);
   const known = KNOWN.has(ask.kind);
   const look = control?.look ?? null;
-  const call = ask.tool?.call ?? ask.tool?.name;
+  const shownAbove = useContext(UnderToolCall);
+  const own = ask.tool?.call ?? ask.tool?.name;
+  const call = own !== undefined && own === shownAbove ? undefined : own;
   const outcome = control?.state.view?.outcome;
   return (
     <section
@@ -55,10 +67,11 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
       {known && control && look && (
         <div className="ask-answer">
           {/* A changed ask gets fresh controls (a text line keeps what was typed). */}
-          <Body key={ask.kind === "text" ? "text" : ask.revision} ask={ask} enabled={look.enabled} busy={look.busy ? control.state.sent : null} onAnswer={control.answer} />
+          <Body key={ask.kind === "text" ? "text" : ask.revision} ask={ask} enabled={look.enabled} busy={look.busy ? control.state.sent : null} onAnswer={control.answer}
+            chosen={look.held ? (control.state.sent?.answer ?? null) : null} />
         </div>
       )}
-      {look?.held && <p className="ask-line ask-held" role="status">{WORDS.held}</p>}
+      {look?.held && control?.state.sent && <p className="ask-line ask-held" role="status">{WORDS.held(answerWords(ask, control.state.sent.answer))}</p>}
       {look?.line && <p className={`ask-line${look.frozen ? " ask-line-final" : ""}`} role="status">{look.line}</p>}
       {control && (look?.retry || (look?.busy && control.state.retry)) && (
         <button type="button" className="ask-retry" disabled={!look.retry} onClick={control.retry}>

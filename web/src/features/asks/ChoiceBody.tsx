@@ -1,6 +1,6 @@
 /**
  * A `choice` ask (P-10): one row per option (label and description, at most 8); a tap sends it.
- * With `multiple`, rows toggle under `Pick any` and `Send` sends the set, once one is picked.
+ * With `multiple`, rows toggle under `Pick any` and `Send` sends the set, an empty one included.
  */
 import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
@@ -8,7 +8,8 @@ import { LIMITS, type ChoiceAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
 import { Spinner } from "./Spinner.tsx";
 
-export function ChoiceBody({ ask, enabled, busy, onAnswer }: BodyProps<ChoiceAsk>) {
+export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyProps<ChoiceAsk>) {
+  const chosenIds = held?.kind === "choice" ? held.optionIds : [];
   const options = ask.options.slice(0, LIMITS.choiceOptions);
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const sending = busy?.answer.kind === "choice" ? busy.answer.optionIds : null;
@@ -17,7 +18,8 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer }: BodyProps<ChoiceAsk
     return (
       <div className="ask-rows">
         {options.map((o) => (
-          <button type="button" key={o.id} className="ask-row" data-option={o.id} disabled={!enabled}
+          <button type="button" key={o.id} className={`ask-row${chosenIds.includes(o.id) ? " ask-chosen" : ""}`} data-option={o.id} disabled={!enabled}
+            data-chosen={chosenIds.includes(o.id) || undefined}
             aria-busy={sending?.includes(o.id) || undefined}
             onClick={() => onAnswer({ kind: "choice", optionIds: [o.id] })}>
             <span className="ask-row-label">{o.label}{sending?.includes(o.id) && <Spinner />}</span>
@@ -47,7 +49,8 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer }: BodyProps<ChoiceAsk
           {o.description && <span className="ask-sub">{o.description}</span>}
         </button>
       ))}
-      <button type="button" className="ask-send" disabled={!enabled || chosen.length === 0} aria-busy={sending !== null || undefined}
+      {/* Nothing picked is an answer too (wire: 0..8 ids with `multiple`). */}
+      <button type="button" className="ask-send" disabled={!enabled} aria-busy={sending !== null || undefined}
         onClick={() => onAnswer({ kind: "choice", optionIds: chosen })}>
         {STRINGS.send}{sending && <Spinner />}
       </button>

@@ -10,9 +10,10 @@ import type { BodyProps } from "./body-props.ts";
 import { permissionButtons } from "./permission.ts";
 import { Spinner } from "./Spinner.tsx";
 
-export function PermissionBody({ ask, enabled, busy, onAnswer }: BodyProps<PermissionAsk>) {
+export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyProps<PermissionAsk>) {
   const [armed, setArmed] = useState(false);
   const sendingId = busy?.answer.kind === "permission" ? busy.answer.optionId : null;
+  const chosenId = chosen?.kind === "permission" ? chosen.optionId : null;
   return (
     <div className="ask-buttons">
       {permissionButtons(ask).map((b) => {
@@ -22,8 +23,9 @@ export function PermissionBody({ ask, enabled, busy, onAnswer }: BodyProps<Permi
           <button
             type="button"
             key={b.option.id}
-            className={`ask-button ask-${b.option.kind}${isArmed ? " ask-armed" : ""}`}
+            className={`ask-button ask-${b.option.kind}${isArmed ? " ask-armed" : ""}${chosenId === b.option.id ? " ask-chosen" : ""}`}
             data-option={b.option.id}
+            data-chosen={chosenId === b.option.id || undefined}
             disabled={!enabled}
             aria-busy={sendingId === b.option.id || undefined}
             onClick={() => {
@@ -35,14 +37,28 @@ export function PermissionBody({ ask, enabled, busy, onAnswer }: BodyProps<Permi
               onAnswer({ kind: "permission", optionId: b.option.id });
             }}
           >
+            {/* A two-tap button keeps the room of both its states (the other state's text is
+                reserved, unseen, by CSS), so arming it reflows nothing. */}
             <span className="ask-word">
-              {isArmed ? STRINGS.tapAgainToAlwaysAllow : b.word}
+              <Reserve other={b.twoTaps ? (isArmed ? b.word : STRINGS.tapAgainToAlwaysAllow) : null}>
+                {isArmed ? STRINGS.tapAgainToAlwaysAllow : b.word}
+              </Reserve>
               {sendingId === b.option.id && <Spinner />}
             </span>
-            {sub && <span className="ask-sub">{sub}</span>}
+            {(sub || b.twoTaps) && (
+              <span className="ask-sub">
+                <Reserve other={b.twoTaps ? ((isArmed ? b.label : ask.tool?.name) ?? "") : null}>{sub ?? ""}</Reserve>
+              </span>
+            )}
           </button>
         );
       })}
     </div>
   );
+}
+
+/** Text that keeps room for `other` too (CSS draws it hidden in the same cell: no reflow on change). */
+function Reserve({ other, children }: { other: string | null; children: string }) {
+  if (other === null) return <>{children}</>;
+  return <span className="ask-reserve" data-reserve={other}><span>{children}</span></span>;
 }

@@ -15,7 +15,7 @@ export function TextBody({ ask, enabled, busy, onAnswer }: BodyProps<TextAsk>) {
   const text = clampText(raw, limit);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (enabled && text !== "") onAnswer({ kind: "text", text });
+    if (enabled) onAnswer({ kind: "text", text });
   };
   return (
     <form className="ask-text" onSubmit={submit}>
@@ -30,7 +30,8 @@ export function TextBody({ ask, enabled, busy, onAnswer }: BodyProps<TextAsk>) {
       />
       <div className="ask-send-line">
         <span className="ask-counter" aria-live="polite">{STRINGS.counter(charCount(text), limit)}</span>
-        <button type="submit" className="ask-send" disabled={!enabled || text === ""} aria-busy={busy !== null || undefined}>
+        {/* An empty text is an answer the wire allows: the agent decides what nothing means. */}
+        <button type="submit" className="ask-send" disabled={!enabled} aria-busy={busy !== null || undefined}>
           {STRINGS.send}{busy && <Spinner />}
         </button>
       </div>

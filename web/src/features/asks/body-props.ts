@@ -9,4 +9,6 @@ export interface BodyProps<A extends Ask> {
   /** The answer on its way, to show progress on the control that sent it. */
   busy: Sent | null;
   onAnswer(answer: Answer): void;
+  /** The answer sent and held for the agent: its control stays marked while the others dim. */
+  chosen?: Answer | null;
 }

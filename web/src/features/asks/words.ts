@@ -3,8 +3,8 @@
  * `STRINGS` of @colliepwa/shared).
  */
 export const WORDS = Object.freeze({
-  /** A held answer (202): Collie keeps it until the durable agent is back (D-5). */
-  held: "Sent. Collie delivers it when the durable agent is back.",
+  /** A held answer (202): Collie keeps it until the durable agent is back (D-5); it names the answer. */
+  held: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.`,
   retry: "Retry",
   sending: "Sending…",
   showMoreReason: "Show more",

@@ -5,13 +5,16 @@
  */
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { AskCards } from "../asks/AskCards.tsx";
+import { UnderToolCall } from "../asks/AskCard.tsx";
 
 export interface AskSlotProps {
   agent: string;
   asks: readonly Ask[];
+  /** The call the tool item right above shows: a card does not repeat the same text. */
+  callAbove?: string | null;
 }
 
-export function AskSlot({ agent, asks }: AskSlotProps) {
+export function AskSlot({ agent, asks, callAbove = null }: AskSlotProps) {
   if (asks.length === 0) return null;
-  return <AskCards agent={agent} asks={asks} />;
+  return <UnderToolCall.Provider value={callAbove}><AskCards agent={agent} asks={asks} /></UnderToolCall.Provider>;
 }

@@ -3,7 +3,8 @@
  * the agent's own buttons. A button that cannot act now is dimmed in place, so nothing shifts;
  * busy → a spinner and no tap; disabled → dimmed and no tap. Each tap carries a new request id
  * through the outbox (P-14) and names the newest turn the phone saw; a `moved-on` reply says
- * `The conversation moved on, so the action did not run.` near the belt.
+ * `The conversation moved on, so the action did not run.` near the belt. The chat owns the taps
+ * (`useBelt`): the composer's main button is Steer while a turn runs, and it taps the same Steer.
  */
 import { useState } from "react";
 import type { Action, Caps, PaneState } from "@colliepwa/durable-sdk/wire";
@@ -13,7 +14,7 @@ import { usePhone } from "../../app/react.ts";
 import { beltButtons, beltNote, beltNoteText, type BeltButton, type BeltNote } from "./belt.ts";
 import { Icon } from "./icons.tsx";
 
-export interface BeltProps {
+export interface BeltInput {
   agent: string;
   pane: string;
   caps: Caps | null;
@@ -26,14 +27,22 @@ export interface BeltProps {
   setText: (update: (prev: string) => string) => void;
   /** Every reply, so the chat can learn a newer turn id from it. */
   onReply?: (result: SendResult) => void;
+  /** The agent cannot be reached: every button dims (the chat says why). */
+  away?: boolean;
 }
 
-export function Belt({ agent, pane, caps, state, actions, turnId, text, setText, onReply }: BeltProps) {
+export interface BeltState {
+  buttons: BeltButton[];
+  note: BeltNote;
+  tap: (b: BeltButton) => Promise<void>;
+}
+
+/** The belt's buttons and what their taps came to; the chat passes it to `Belt` and the composer. */
+export function useBelt({ agent, pane, caps, state, actions, turnId, text, setText, onReply, away = false }: BeltInput): BeltState {
   const phone = usePhone();
   const [inFlight, setInFlight] = useState<ReadonlySet<string>>(new Set());
   const [note, setNote] = useState<BeltNote>(null);
-  const buttons = beltButtons({ caps, state, actions, text, inFlight });
-  if (buttons.length === 0) return null;
+  const buttons = beltButtons({ caps, state, actions, text, inFlight, away });
 
   const tap = async (b: BeltButton) => {
     if (!b.enabled) return;
@@ -71,7 +80,12 @@ export function Belt({ agent, pane, caps, state, actions, turnId, text, setText,
     }
     setNote(n);
   };
+  return { buttons, note, tap };
+}
 
+export function Belt({ belt }: { belt: BeltState }) {
+  const { buttons, note, tap } = belt;
+  if (buttons.length === 0) return null;
   const noteText = beltNoteText(note);
   return (
     <div className="belt-area">

@@ -5,22 +5,24 @@
  * there), ask cards under their tool call (P-9), your own lines (P-20), the belt (P-22) and the
  * composer. Opening the chat watches the pane; leaving stops watching.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
-import type { Conversation, PaneDetail } from "@colliepwa/shared";
+import type { Conversation, Decision, PaneDetail } from "@colliepwa/shared";
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2 } from "../../app/rules.ts";
+import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
+import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { AskSlot } from "./AskSlot.tsx";
-import { Belt } from "./Belt.tsx";
-import { newestTurn } from "./belt.ts";
+import { Belt, useBelt } from "./Belt.tsx";
+import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
-import { ItemView } from "./ItemView.tsx";
+import { DecisionLine } from "./DecisionLine.tsx";
+import { isPartial, ItemView } from "./ItemView.tsx";
 import { arrange, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
@@ -48,6 +50,7 @@ export function Chat({ agent, pane }: ChatProps) {
   const detail = state.details.get(key);
   const conversation = listed ?? detail?.conversation;
   const caps = state.agents.get(agent)?.caps ?? null;
+  const away = agentAway(state.agents.get(agent));
 
   if (!conversation) {
     return (
@@ -63,7 +66,11 @@ export function Chat({ agent, pane }: ChatProps) {
     );
   }
   // A conversation closed while it was on screen stays readable, without composer or belt.
-  return <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} />;
+  return (
+    <AgentAway.Provider value={away}>
+      <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
+    </AgentAway.Provider>
+  );
 }
 
 function BackLink({ agent }: { agent: string }) {
@@ -79,6 +86,26 @@ function ClosedNote({ agent }: { agent: string }) {
 }
 
 const EMPTY_ITEMS: readonly Item[] = [];
+const NO_DECISIONS: readonly Decision[] = [];
+
+/** Whether the next item shows the same time as this one (then only the later one shows it). */
+function sameTimeAsNext(item: Item, next: Item | undefined, today: number): boolean {
+  if (!next || !item.ts || !next.ts || isPartial(next)) return false;
+  return shortTime(item.ts, today) === shortTime(next.ts, today);
+}
+
+/** Decisions by the item they sit under; those whose item is not in the chat go at its end. */
+function placeDecisions(decisions: readonly Decision[], items: readonly Item[]): { byItem: Map<string, Decision[]>; looseDecisions: Decision[] } {
+  const byItem = new Map<string, Decision[]>();
+  const looseDecisions: Decision[] = [];
+  if (decisions.length === 0) return { byItem, looseDecisions };
+  const ids = new Set(items.map((i) => i.id));
+  for (const d of decisions) {
+    if (!ids.has(d.itemId)) looseDecisions.push(d);
+    else byItem.set(d.itemId, [...(byItem.get(d.itemId) ?? []), d]);
+  }
+  return { byItem, looseDecisions };
+}
 
 interface ChatScreenProps {
   agent: string;
@@ -87,9 +114,11 @@ interface ChatScreenProps {
   detail: PaneDetail | undefined;
   caps: Caps | null;
   gone: boolean;
+  /** The agent cannot be reached (D-2): a note says so and what still works. */
+  away: boolean;
 }
 
-function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScreenProps) {
+function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: ChatScreenProps) {
   const phone = usePhone();
   const [text, setText] = useState("");
   const [shown, setShown] = useState(WINDOW_SIZE);
@@ -124,10 +153,23 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
 
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
+  // Answers given from a phone, each under the tool call its card sat under (or at the end).
+  const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
+  const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
   const unconfirmed = view.lines.filter((l) => l.state === "not-confirmed");
 
   const canSendCap = Boolean(caps?.send) && !gone;
   const typed = text.trim();
+  const belt = useBelt({ agent, pane, caps, state: conversation.state, actions: conversation.actions, turnId, text, setText, onReply, away });
+  // While a turn runs the composer's main button steers (where the agent declares steer).
+  const steerButton = turnRunning(conversation.state) && !gone ? belt.buttons.find((b) => b.kind === "steer") : undefined;
+  // P-20: the composer says `Sent` once the agent took your newest line (a turn it starts included).
+  const sentNote = view.composer === "sent" && !typed ? STRINGS.sent : null;
+  const onSteer = () => {
+    if (!steerButton?.enabled) return;
+    pin();
+    void belt.tap(steerButton);
+  };
   const onSend = () => {
     pin();
     // Sending again retries the same request id (P-20): nothing typed, or the same text again.
@@ -152,8 +194,9 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
           </h1>
           <div className="chat-line2 muted">{headerLine2(conversation)}</div>
         </div>
-        {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} />}
+        {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} canRename={Boolean(caps?.rename)} title={conversation.title} />}
       </header>
+      {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}
 
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-items" role="log" aria-live="polite" aria-relevant="additions">
@@ -164,41 +207,35 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone }: ChatScree
           )}
           {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">Earlier messages are not kept here.</p>}
           {!detail && <p className="muted chat-loading">Loading…</p>}
-          {rows.map(({ item, asks }) => (
+          {rows.map(({ item, asks }, n) => (
             <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} />
-              {asks.length > 0 && <AskSlot agent={agent} asks={asks} />}
+              <ItemView item={item} today={today} showTime={asks.length > 0 || !sameTimeAsNext(item, rows[n + 1]?.item, today)} />
+              {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
+              {byItem.get(item.id)?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
             </div>
           ))}
+          {looseDecisions.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
           {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
           {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}
-          {view.dots && !gone && <WorkingDots />}
+          {view.dots && !gone && !away && <WorkingDots />}
         </div>
         {gone && <ClosedNote agent={agent} />}
       </div>
 
       {!gone && (
         <footer className="chat-footer">
-          <Belt
-            agent={agent}
-            pane={pane}
-            caps={caps}
-            state={conversation.state}
-            actions={conversation.actions}
-            turnId={turnId}
-            text={text}
-            setText={setText}
-            onReply={onReply}
-          />
-          {(caps?.send || caps?.steer) && (
+          <Belt belt={belt} />
+          {(caps?.send || caps?.steer) && (steerButton ? (
+            <Composer text={text} onText={setText} onSend={onSteer} canSend={steerButton.enabled} note={sentNote} action="steer" />
+          ) : (
             <Composer
               text={text}
               onText={setText}
               onSend={canSendCap ? onSend : null}
               canSend={typed.length > 0 || unconfirmed.length > 0}
-              note={view.composer === "sent" && !typed ? STRINGS.sent : null}
+              note={sentNote}
             />
-          )}
+          ))}
         </footer>
       )}
     </main>

@@ -1,21 +1,44 @@
 /**
- * The chat's menu (P-24): a durable pane's menu holds only `Close conversation`, and only when the
- * agent declared close (P-1). No History, Pane settings or Pin to top row. Close posts `close` for
- * this pane through the outbox and goes back to the agent's home once it is done; with no answer
- * a second tap sends the same request id again.
+ * The chat's menu (P-24): a durable pane's menu holds `Rename` (when the agent declared rename)
+ * and `Close conversation` (when it declared close) (P-1); no History, Pane settings or Pin to top
+ * row. Close asks once more before it posts (a closed conversation leaves the list), then goes back
+ * to the agent's home once done; with no answer a second tap sends the same request id again.
+ * Rename edits the title in place and posts `rename` for this pane. Each goes through the outbox.
  */
 import { useEffect, useRef, useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import { actionPath } from "../../app/api.ts";
-import { newRequestId } from "../../app/outbox.ts";
+import { newRequestId, type SendResult } from "../../app/outbox.ts";
 import { usePhone } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
 
-export function ChatMenu({ agent, pane, canClose }: { agent: string; pane: string; canClose: boolean }) {
+/** The menu's own words (docs/decisions.md). */
+export const MENU_WORDS = Object.freeze({
+  rename: "Rename",
+  save: "Save",
+  keepOpen: "Keep open",
+  closeQuestion: "Close this conversation?",
+  close: "Close",
+  title: "Title",
+});
+
+type Step = "menu" | "confirm-close" | "rename";
+
+export interface ChatMenuProps {
+  agent: string;
+  pane: string;
+  canClose: boolean;
+  canRename: boolean;
+  title: string;
+}
+
+export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuProps) {
   const phone = usePhone();
   const [open, setOpen] = useState(false);
+  const [step, setStep] = useState<Step>("menu");
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  const [newTitle, setNewTitle] = useState(title);
   /** The close's request id, kept while its answer is unknown so a retry is the same request. */
   const [requestId, setRequestId] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
@@ -37,42 +60,97 @@ export function ChatMenu({ agent, pane, canClose }: { agent: string; pane: strin
     };
   }, [open]);
 
-  if (!canClose) return null;
+  if (!canClose && !canRename) return null;
 
-  const close = async () => {
+  /** What a reply came to: done, not sure (same request id on the next tap), or refused with its reason. */
+  const settle = (result: SendResult): "done" | "unsure" | "refused" => {
+    if (result.kind === "reply" && result.reply.status >= 200 && result.reply.status < 300) return "done";
+    if (result.kind === "no-reply" || result.reply.status >= 500) {
+      setProblem(STRINGS.sendingNotConfirmed);
+      return "unsure";
+    }
+    const reason = result.reply.body.reason;
+    setProblem(typeof reason === "string" && reason ? reason : null);
+    return "refused";
+  };
+
+  const send = async (kind: "close" | "rename", body: Record<string, unknown>) => {
     setBusy(true);
     setProblem(null);
     const id = requestId ?? newRequestId();
     setRequestId(id);
     const pending = phone.outbox.pending.some((p) => p.requestId === id);
+    const path = kind === "close" ? actionPath.close(agent) : actionPath.rename(agent);
     const result = pending
       ? await phone.outbox.send(id)
-      : await phone.outbox.submit({ requestId: id, kind: "close", agent, pane, path: actionPath.close(agent), body: { requestId: id, target: { kind: "pane", id: pane } } });
+      : await phone.outbox.submit({ requestId: id, kind, agent, pane, path, body: { requestId: id, target: { kind: "pane", id: pane }, ...body } });
     setBusy(false);
-    if (result.kind === "reply" && result.reply.status >= 200 && result.reply.status < 300) {
-      go({ name: "home", agent });
+    const outcome = settle(result);
+    if (outcome !== "unsure") setRequestId(null); // a new tap is a new request
+    return outcome;
+  };
+
+  const close = async () => {
+    if ((await send("close", {})) === "done") go({ name: "home", agent });
+  };
+
+  const rename = async () => {
+    const t = newTitle.trim();
+    if (!t || t === title) {
+      setStep("menu");
+      setOpen(false);
       return;
     }
-    if (result.kind === "no-reply" || result.reply.status >= 500) {
-      setProblem(STRINGS.sendingNotConfirmed);
-      return;
+    if ((await send("rename", { title: t })) === "done") {
+      setStep("menu");
+      setOpen(false);
     }
-    // Refused: nothing happened; a new tap is a new request.
-    setRequestId(null);
-    const reason = result.reply.body.reason;
-    setProblem(typeof reason === "string" && reason ? reason : null);
+  };
+
+  const toggle = () => {
+    setOpen((o) => !o);
+    setStep("menu");
+    setProblem(null);
+    setNewTitle(title);
   };
 
   return (
     <div className="chat-menu" ref={root}>
-      <button type="button" className="icon-button" aria-label="Menu" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+      <button type="button" className="icon-button" aria-label="Menu" aria-haspopup="menu" aria-expanded={open} onClick={toggle}>
         ⋮
       </button>
       {open && (
         <div className="chat-menu-list" role="menu">
-          <button type="button" role="menuitem" className="danger" disabled={busy} onClick={() => void close()}>
-            {STRINGS.closeConversation}
-          </button>
+          {step === "menu" && (
+            <>
+              {canRename && (
+                <button type="button" role="menuitem" onClick={() => setStep("rename")}>{MENU_WORDS.rename}</button>
+              )}
+              {canClose && (
+                <button type="button" role="menuitem" className="danger" onClick={() => setStep("confirm-close")}>
+                  {STRINGS.closeConversation}
+                </button>
+              )}
+            </>
+          )}
+          {step === "confirm-close" && (
+            <div className="chat-menu-confirm" role="group" aria-label={MENU_WORDS.closeQuestion}>
+              <p className="chat-menu-question">{MENU_WORDS.closeQuestion}</p>
+              <div className="chat-menu-choices">
+                <button type="button" onClick={() => setStep("menu")} disabled={busy}>{MENU_WORDS.keepOpen}</button>
+                <button type="button" className="danger" onClick={() => void close()} disabled={busy}>{MENU_WORDS.close}</button>
+              </div>
+            </div>
+          )}
+          {step === "rename" && (
+            <form className="chat-menu-rename" onSubmit={(e) => { e.preventDefault(); void rename(); }}>
+              <label>
+                <span className="muted">{MENU_WORDS.title}</span>
+                <input value={newTitle} maxLength={200} autoFocus onChange={(e) => setNewTitle(e.target.value)} />
+              </label>
+              <button type="submit" disabled={busy || !newTitle.trim()}>{MENU_WORDS.save}</button>
+            </form>
+          )}
           {problem && <p className="chat-menu-note" role="status">{problem}</p>}
         </div>
       )}

@@ -13,6 +13,7 @@ import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { ItemView } from "./ItemView.tsx";
+import { usePinnedScroll } from "./scroll.ts";
 import { loadProblem } from "./load-problem.ts";
 import "./chat.css";
 
@@ -31,6 +32,9 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   const [loading, setLoading] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const alive = useRef(true);
+  // Opens at its newest item, as an open chat does (and follows `Load more` down while you are there).
+  const scroller = useRef<HTMLDivElement>(null);
+  const { onScroll } = usePinnedScroll(scroller);
 
   const load = useCallback(
     async (after: string | undefined) => {
@@ -81,7 +85,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
           <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
         </div>
       </header>
-      <div className="chat-scroll">
+      <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-items">
           {items.map((item) => (
             <div className="row-slot" key={item.id}>

@@ -2,9 +2,11 @@
  * The composer (P-20): one text box and `Send`. It clears when you send; it says `Sent` once the
  * agent took your newest line. Send with nothing typed while a line is `Sending, not confirmed`
  * sends that line again (same request id); so does sending the same text again. The text also
- * feeds `Steer` on the belt (P-22), so it lives in the chat, not here.
+ * feeds `Steer` on the belt (P-22), so it lives in the chat, not here. While a turn runs (and the
+ * agent declares steer) the main button is `Steer`, as chat apps turn Send into Stop: a new send
+ * would only be refused then. `Send` comes back when the turn ends.
  */
-import { useId, type FormEvent, type KeyboardEvent } from "react";
+import { useId, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
 
 /** The phone API's limit for a send or steer text (shared/src/api.ts SendRequest). */
@@ -19,10 +21,21 @@ export interface ComposerProps {
   canSend: boolean;
   /** `Sent` once the agent took your newest line. */
   note: string | null;
+  /** What the main button does: `send` a new message, or `steer` it into the running turn. */
+  action?: "send" | "steer";
 }
 
-export function Composer({ text, onText, onSend, canSend, note }: ComposerProps) {
+export function Composer({ text, onText, onSend, canSend, note, action = "send" }: ComposerProps) {
   const noteId = useId();
+  // One line until used; it grows with what you type, wrapped lines included, up to the CSS cap
+  // (40% of the screen), then scrolls.
+  const box = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight + (el.offsetHeight - el.clientHeight)}px`;
+  }, [text]);
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
     if (onSend && canSend) onSend();
@@ -34,18 +47,20 @@ export function Composer({ text, onText, onSend, canSend, note }: ComposerProps)
   return (
     <form className="composer" onSubmit={submit}>
       <textarea
+        ref={box}
         className="composer-input"
         aria-label="Message"
+        placeholder="Message"
         aria-describedby={note ? noteId : undefined}
-        rows={Math.min(6, Math.max(1, text.split("\n").length))}
+        rows={1}
         maxLength={MAX_SEND_CHARS}
         value={text}
         onChange={(e) => onText(e.target.value)}
         onKeyDown={onKeyDown}
       />
       {onSend && (
-        <button type="submit" className="composer-send" aria-disabled={!canSend} disabled={!canSend}>
-          {STRINGS.send}
+        <button type="submit" className={`composer-send composer-${action}`} aria-disabled={!canSend} disabled={!canSend}>
+          {action === "steer" ? STRINGS.steer : STRINGS.send}
         </button>
       )}
       {note && <span id={noteId} className="composer-note muted" role="status">{note}</span>}

@@ -7,6 +7,7 @@ import { memo, type ReactNode } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Item, ToolStatus } from "@colliepwa/durable-sdk/wire";
 import { shortTime } from "../../app/rules.ts";
+import { AWAY_WORDS, useAgentAway } from "../../ui/AgentAway.tsx";
 import { Cursor } from "./cursor.tsx";
 import { ExternalLink, Markdown, safeHref } from "./markdown.tsx";
 
@@ -24,15 +25,24 @@ export interface ItemViewProps {
   item: Item;
   /** A moment of today (ms): times of today read `14:05`, older ones `2 Dec`. */
   today: number;
+  /**
+   * False when the next item shows the same time: like a messaging app, a run of items written in
+   * the same minute shows its time once, on its last item.
+   */
+  showTime?: boolean;
 }
 
-function ItemViewImpl({ item, today }: ItemViewProps) {
+function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
+  const away = useAgentAway();
   const partial = isPartial(item);
   const cursor = partial ? <Cursor /> : null;
   let body: ReactNode;
   switch (item.kind) {
     case "user":
-      body = <div className="bubble bubble-own text">{item.text}</div>;
+      // A line steered into a running turn says so: it is not a new message (P-22).
+      body = item.steered
+        ? <div className="bubble bubble-own bubble-steered text"><span className="steered-label">Steered</span>{item.text}</div>
+        : <div className="bubble bubble-own text">{item.text}</div>;
       break;
     case "reply":
       body = <div className="bubble bubble-agent text">{item.text}{cursor}</div>;
@@ -73,8 +83,9 @@ function ItemViewImpl({ item, today }: ItemViewProps) {
           <div className="tool-head">
             <span className="tool-name">{item.name}</span>
             <span className={`tool-status status-${item.status}`}>
-              {item.status === "running" && <span className="spinner" aria-hidden="true" />}
-              {TOOL_STATUS_WORDS[item.status]}
+              {/* Its agent is away: the call is not known to run now, so no spinner says it does. */}
+              {item.status === "running" && !away && <span className="spinner" aria-hidden="true" />}
+              {item.status === "running" && away ? AWAY_WORDS.toolLastSeen : TOOL_STATUS_WORDS[item.status]}
             </span>
           </div>
           {item.call && <code className="tool-call">{item.call}</code>}
@@ -86,7 +97,7 @@ function ItemViewImpl({ item, today }: ItemViewProps) {
       // A kind this phone does not know (a newer agent): nothing to draw.
       return null;
   }
-  const time = !partial && item.ts ? shortTime(item.ts, today) : "";
+  const time = showTime && !partial && item.ts ? shortTime(item.ts, today) : "";
   const own = item.kind === "user";
   return (
     <div className={`item item-${item.kind}${own ? " own" : ""}${partial ? " partial" : ""}`} data-item-id={item.id} data-kind={item.kind}>

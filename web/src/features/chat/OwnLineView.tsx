@@ -1,17 +1,20 @@
 /**
  * Your own line before the agent's copy replaces it (P-20): a small clock while sending or sent;
  * `Sending, not confirmed` as a button that sends it again with the same request id; `Not sent`
- * when it was refused or the conversation moved on (its text went back into the composer).
+ * when it was refused or the conversation moved on (its text went back into the composer); a note
+ * while Collie holds it for an agent that cannot be reached (it is delivered once the agent is back).
  */
 import { STRINGS } from "@colliepwa/shared";
 import type { OwnLine } from "./own-lines.ts";
+import { CHAT_WORDS } from "./words.ts";
 
 export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (requestId: string) => void }) {
   return (
     <div className={`item item-user own own-line own-${line.state}`} data-own-line={line.requestId} data-state={line.state}>
       <div className="bubble bubble-own text">{line.text}</div>
       <div className="item-meta">
-        {(line.state === "sending" || line.state === "sent") && <Clock />}
+        {(line.state === "sending" || line.state === "sent" || line.state === "held") && <Clock />}
+        {line.state === "held" && <span className="own-held">{CHAT_WORDS.held}</span>}
         {line.state === "not-confirmed" && (
           <button type="button" className="own-retry" onClick={() => onRetry(line.requestId)}>
             {STRINGS.sendingNotConfirmed}

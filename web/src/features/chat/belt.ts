@@ -36,6 +36,8 @@ export interface BeltInput {
   text: string;
   /** Keys of buttons whose tap is on its way (drawn busy). */
   inFlight?: ReadonlySet<string>;
+  /** The agent cannot be reached: every button is dimmed in place, nothing can act. */
+  away?: boolean;
 }
 
 /** A turn is running while the pane works or waits on you. */
@@ -67,6 +69,7 @@ export function beltButtons(input: BeltInput): BeltButton[] {
       out.push(b);
     }
   }
+  if (input.away) return out.map((b) => ({ ...b, busy: false, dimmed: true, enabled: false }));
   return out;
 }
 

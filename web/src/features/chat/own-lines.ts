@@ -3,7 +3,10 @@
  * made (or found pending in the outbox after a reload, P-26), what each send came to, the chat's
  * items and the time. No React, no clock of its own: `now` is passed in, so tests set it.
  *
- * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx).
+ * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), until
+ *   the agent's finished reply to it comes.
+ * - held (`202 {held: true}`: the agent is unreachable, Collie keeps the message and delivers it
+ *   once the agent is back) → the clock and a note saying so; never hidden, never lost.
  * - no reply, or Collie could not reach the agent (5xx) → `Sending, not confirmed`; a tap retries
  *   with the same request id.
  * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer.
@@ -22,7 +25,7 @@ export const OWN_LINE_HIDE_MS = 10 * 60_000;
 /** How far the agent's clock may run behind the phone's and still count as "after sending". */
 export const CLOCK_SKEW_MS = 2_000;
 
-export type OwnLineState = "sending" | "sent" | "not-confirmed" | "not-sent";
+export type OwnLineState = "sending" | "sent" | "held" | "not-confirmed" | "not-sent";
 
 /** One send the phone made in this chat. */
 export interface OwnSend {
@@ -72,6 +75,7 @@ export function stateOfResult(result: SendResult | undefined): OwnLineState {
   if (!result) return "sending";
   if (result.kind === "no-reply") return "not-confirmed";
   const s = result.reply.status;
+  if (s === 202 && result.reply.body.held === true) return "held";
   if (s >= 200 && s < 300) return "sent";
   // 4xx: refused, moved on, not supported, bad request… nothing ran; the text goes back.
   if (s >= 400 && s < 500) return "not-sent";
@@ -137,11 +141,12 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
   const lines: OwnLine[] = [];
   for (const s of ordered) {
     if (replaced.has(s.requestId)) continue;
-    if (now - s.createdAt >= OWN_LINE_HIDE_MS) {
+    const state = ownLineState(s);
+    // A held message is Collie's to deliver: its line stays until the agent's copy replaces it.
+    if (state !== "held" && now - s.createdAt >= OWN_LINE_HIDE_MS) {
       expired.add(s.requestId);
       continue;
     }
-    const state = ownLineState(s);
     // A `Not sent` line gave its text back to the composer; a newer send supersedes it.
     if (state === "not-sent" && s !== newest) continue;
     lines.push({ requestId: s.requestId, text: s.text, createdAt: s.createdAt, state });
@@ -152,8 +157,15 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
   if (last) dots = last.state === "sending" || last.state === "sent";
   else dots = echoIsNewest(items, now, paneState, seenAt);
 
+  // `Sent` until the agent has answered your newest line: a finished reply after its copy makes the
+  // note stale (it would sit under the composer for the rest of the chat).
   let composer: "sent" | null = null;
-  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) composer = "sent";
+  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
+    const copy = replaced.get(newest.requestId);
+    const at = copy === undefined ? -1 : items.findIndex((i) => i.id === copy);
+    const answered = at >= 0 && items.slice(at + 1).some((i) => (i.kind === "reply" || i.kind === "markdown") && !("partial" in i && i.partial));
+    if (!answered) composer = "sent";
+  }
 
   return { lines, replaced, expired, dots, composer };
 }

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { actionPath } from "../../app/api.ts";
 import { newRequestId, type SendResult } from "../../app/outbox.ts";
 import type { Phone } from "../../app/phone.ts";
-import { useOutbox, usePhone } from "../../app/react.ts";
+import { useOutbox, usePhone, usePhoneState } from "../../app/react.ts";
 import { paneKey } from "../../app/store.ts";
 import { OWN_LINE_HIDE_MS, ownLineState, type OwnSend } from "./own-lines.ts";
 
@@ -34,6 +34,9 @@ function remember(phone: Phone, key: string, records: SendRecord[]): void {
   m.set(key, records);
 }
 
+/** What a send that an earlier page left held shows until it is sent again (P-26). */
+const HELD: SendResult = { kind: "reply", reply: { status: 202, body: { held: true } } };
+
 export interface OwnSends {
   sends: OwnSend[];
   /** Sends new text with a new request id. */
@@ -45,6 +48,7 @@ export interface OwnSends {
 export function useOwnSends(agent: string, pane: string, onTextBack: (text: string) => void): OwnSends {
   const phone = usePhone();
   const outbox = useOutbox();
+  const { heldOutcomes } = usePhoneState();
   const key = paneKey(agent, pane);
   const [records, setRecords] = useState<SendRecord[]>(() => remembered(phone, key));
   /** Request ids whose text went back already (guards against effects running twice). */
@@ -70,10 +74,21 @@ export function useOwnSends(agent: string, pane: string, onTextBack: (text: stri
   const all = [...records, ...adopted];
   const sends: OwnSend[] = all.map((r) => {
     const s: OwnSend = { requestId: r.requestId, text: r.text, createdAt: r.createdAt, inFlight: outbox.sending(r.requestId) };
-    const result = outbox.result(r.requestId);
+    // A held message's outcome, once Collie delivered it, says more than the 202 that held it.
+    const delivered = heldOutcomes.get(r.requestId);
+    const result: SendResult | undefined = delivered
+      ? { kind: "reply", reply: delivered }
+      : outbox.result(r.requestId) ?? (outbox.held(r.requestId) ? HELD : undefined);
     if (result) s.result = result;
     return s;
   });
+
+  // A held message Collie delivered: the outbox lets it go (its outcome is known now).
+  const settled = all.filter((r) => heldOutcomes.has(r.requestId) && outbox.pending.some((p) => p.requestId === r.requestId)).map((r) => r.requestId).join(" ");
+  useEffect(() => {
+    if (!settled) return;
+    for (const id of settled.split(" ")) void outbox.discard(id);
+  }, [settled, outbox]);
 
   // Refused or moved on (P-20): `Not sent`, the text goes back into the composer, once.
   const toReturn = sends.filter((s) => ownLineState(s) === "not-sent" && !all.find((r) => r.requestId === s.requestId)?.returned);

@@ -3,26 +3,42 @@
  * machine's first, then one per member titled with its name; one row per agent. A section floats
  * to the top while one of its conversations waits on you; none is drawn when no agent is attached.
  */
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { STRINGS, type AgentSummary } from "@colliepwa/shared";
 import { usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
 import { agentLine2, agentRowRight, agentSections, agentTitle, type AgentSection } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
+import { PushOffer } from "./PushOffer.tsx";
+
+/** Said when "Show only what needs you" hides every agent (words in docs/decisions.md). */
+export const FILTER_WORDS = Object.freeze({
+  nothing: (hidden: number) =>
+    `Nothing needs you right now. ${STRINGS.showOnlyWhatNeedsYou} hides ${hidden === 1 ? "1 durable agent" : `${hidden} durable agents`}.`,
+  settings: "Change it in Settings",
+});
 
 export function Dashboard() {
   const state = usePhoneState();
   const [onlyNeedsYou] = useState(readOnlyNeedsYou);
   const agents = [...state.agents.values()];
   const sections = agentSections(agents, onlyNeedsYou);
-  const draw = (s: AgentSection) => <AgentsSection key={s.machine ?? ""} section={s} />;
+  const shown = sections.reduce((n, s) => n + s.rows.length, 0);
+  // The filter hides every agent: say so, in this machine's section (never a bare heading).
+  const filterNote = agents.length > 0 && shown === 0 ? (
+    <p className="muted filter-note" role="status">
+      {FILTER_WORDS.nothing(agents.length)} <a href={href({ name: "settings" })}>{FILTER_WORDS.settings}</a>
+    </p>
+  ) : null;
+  const draw = (s: AgentSection) => <AgentsSection key={s.machine ?? ""} section={s} note={s.machine === null ? filterNote : null} />;
   return (
     <main className="screen dashboard">
       <header className="topbar">
         <h1>Collie</h1>
         <a className="icon-button" href={href({ name: "settings" })} aria-label="Settings">⚙</a>
       </header>
+      <PushOffer />
       {sections.filter((s) => s.floats).map(draw)}
       <section className="spaces" aria-label="Spaces">
         {!state.loaded && <p className="muted">Connecting to Collie…</p>}
@@ -33,7 +49,7 @@ export function Dashboard() {
   );
 }
 
-function AgentsSection({ section }: { section: AgentSection }) {
+function AgentsSection({ section, note }: { section: AgentSection; note: ReactNode }) {
   const id = section.machine === null ? "durable-agents" : `durable-agents-${section.machine}`;
   return (
     <section className={`durable-section${section.floats ? " floats" : ""}`} aria-labelledby={id} data-floats={section.floats} data-machine={section.machine ?? ""}>
@@ -41,6 +57,7 @@ function AgentsSection({ section }: { section: AgentSection }) {
       <ul className="rows">
         {section.rows.map((a) => <AgentRow key={a.name} agent={a} />)}
       </ul>
+      {note}
     </section>
   );
 }
@@ -59,8 +76,17 @@ function AgentRow({ agent }: { agent: AgentSummary }) {
         <span className="row-right">
           {right.kind === "counts" ? (
             <>
-              <span className="count" aria-label={`${right.open} open`}>{right.open}</span>
-              {right.waiting > 0 && <span className="count accent" aria-label={`${right.waiting} waiting on you`}>{right.waiting}</span>}
+              {/* Each number says what it counts, to the eye (a small word) and to a screen reader. */}
+              <span className="count-group" aria-label={`${right.open} open`} role="img">
+                <span className="count" aria-hidden="true">{right.open}</span>
+                <span className="count-hint muted" aria-hidden="true">open</span>
+              </span>
+              {right.waiting > 0 && (
+                <span className="count-group" aria-label={`${right.waiting} waiting on you`} role="img">
+                  <span className="count accent" aria-hidden="true">{right.waiting}</span>
+                  <span className="count-hint accent-text" aria-hidden="true">waiting</span>
+                </span>
+              )}
             </>
           ) : (
             <span className="state-word">{right.text}</span>

@@ -10,7 +10,7 @@ export function PushSetting({ env: given }: { env?: PushEnv }) {
   const phone = usePhone();
   const env = useMemo(() => given ?? browserPushEnv(phone.api), [given, phone.api]);
   const [state, setState] = useState<PushState | "checking">("checking");
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<"on" | "off" | false>(false);
   const [problem, setProblem] = useState<string | null>(null);
 
   useEffect(() => {
@@ -25,19 +25,20 @@ export function PushSetting({ env: given }: { env?: PushEnv }) {
   }, [env]);
 
   const toggle = async (on: boolean) => {
-    setBusy(true);
+    setBusy(on ? "on" : "off");
     setProblem(null);
     try {
       setState(on ? await turnPushOn(env) : await turnPushOff(env));
     } catch (err) {
-      setProblem(err instanceof PushError ? err.message : PUSH_WORDS.failed(String((err as Error)?.message ?? err)));
+      setProblem(err instanceof PushError ? err.message : PUSH_WORDS.failed(PUSH_WORDS.refused));
       setState(await pushState(env).catch(() => "unsupported" as const));
     } finally {
       setBusy(false);
     }
   };
 
-  const note = problem ?? (state === "checking" ? "" : PUSH_WORDS[state]);
+  // While it works the line says so (it can take seconds), then where the device stands.
+  const note = busy === "on" ? PUSH_WORDS.turningOn : busy === "off" ? PUSH_WORDS.turningOff : (problem ?? (state === "checking" ? "" : PUSH_WORDS[state]));
   return (
     <div className="push-setting">
       <label className="row toggle-row">
@@ -46,8 +47,8 @@ export function PushSetting({ env: given }: { env?: PushEnv }) {
           type="checkbox"
           role="switch"
           checked={state === "on"}
-          aria-busy={busy}
-          disabled={busy || state === "checking" || state === "unsupported" || state === "denied"}
+          aria-busy={busy !== false}
+          disabled={busy !== false || state === "checking" || state === "unsupported" || state === "denied"}
           onChange={(e) => void toggle(e.target.checked)}
         />
       </label>

@@ -4,13 +4,14 @@
  * come from the agent's history under `Closed`; the notes of P-8 end the list. Agent text is
  * always rendered as text, never as markup (X-2).
  */
-import { useMemo, useState } from "react";
-import { STRINGS, type Conversation, type HistoryRow } from "@colliepwa/shared";
+import { useEffect, useMemo, useState } from "react";
+import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } from "@colliepwa/shared";
 import { actionPath } from "../../app/api.ts";
 import { newRequestId } from "../../app/outbox.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
   agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
@@ -32,6 +33,7 @@ export function AgentHome({ agent }: { agent: string }) {
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
   const moreOpen = useMoreOpen(agent, open.length, summary?.counts.open ?? 0);
   const now = phone.now();
+  const always = useAlwaysAllowed(agent);
 
   if (state.loaded && !summary) {
     return (
@@ -56,10 +58,13 @@ export function AgentHome({ agent }: { agent: string }) {
           {summary ? agentTitle(summary) : agent} <ExperimentalBadge />
         </h1>
         {caps?.starters === true && (
-          <a className="icon-button home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation} title={STRINGS.newConversation}>+</a>
+          <a className="home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation}>
+            <span aria-hidden="true">+</span> New
+          </a>
         )}
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
+      {agentAway(summary) && <AwayNote text={AWAY_WORDS.home} />}
       {!state.loaded && <p className="muted">Connecting to Collie…</p>}
       {open.length > 0 && (
         <ul className="rows home-open" aria-label="Open conversations">
@@ -81,6 +86,19 @@ export function AgentHome({ agent }: { agent: string }) {
           <h2 id="home-closed-heading">{STRINGS.closed}</h2>
           <ul className="rows">
             {closed.map((r) => <ClosedRow key={r.id} agent={agent} row={r} now={now} canReopen={caps?.reopen === true} />)}
+          </ul>
+        </section>
+      )}
+      {always.length > 0 && (
+        <section className="home-always" aria-labelledby="home-always-heading">
+          <h2 id="home-always-heading">Always allowed</h2>
+          <ul className="always-list">
+            {always.map((t) => (
+              <li key={t.tool} data-tool={t.tool}>
+                <span className="always-tool">{t.tool}</span>
+                <span className="muted"> · {t.device} · <time dateTime={t.at}>{shortTime(t.at, now)}</time></span>
+              </li>
+            ))}
           </ul>
         </section>
       )}
@@ -117,6 +135,36 @@ function useMoreOpen(agent: string, loaded: number, total: number): { more: bool
     );
   };
   return { more: loaded < total, loading, load };
+}
+
+/**
+ * The tools a phone answered `Always allow` for on this agent (issue 21), read once per visit and
+ * again when a new decision comes in. The agent itself remembers them (S-27); this is the trace.
+ */
+function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
+  const phone = usePhone();
+  const [tools, setTools] = useState<AlwaysAllowedPage["tools"]>([]);
+  const decisions = usePhoneState().decisions;
+  const alwaysCount = useMemo(() => {
+    let n = 0;
+    for (const [key, list] of decisions) if (key.startsWith(`${agent}\n`)) n += list.filter((d) => d.optionKind === "allow-always").length;
+    return n;
+  }, [decisions, agent]);
+  useEffect(() => {
+    let live = true;
+    phone.api.alwaysAllowed(agent).then(
+      (r) => {
+        if (live && r.status === 200 && Array.isArray(r.body.tools)) setTools(r.body.tools);
+      },
+      () => {
+        // offline: the list stays as it was
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [phone, agent, alwaysCount]);
+  return tools;
 }
 
 function Mark({ c }: { c: Conversation }) {

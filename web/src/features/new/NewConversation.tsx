@@ -13,6 +13,7 @@ import { go, href } from "../../app/router.ts";
 import { openedPane, refusalReason } from "../home/home.ts";
 import { startersNote, startersOf } from "./new.ts";
 import "./new.css";
+import { Icon } from "../chat/icons.tsx";
 
 type Load = { kind: "loading" } | { kind: "list"; starters: Starter[] } | { kind: "note"; text: string };
 
@@ -132,6 +133,8 @@ function StarterRow({ agent, starter }: { agent: string; starter: Starter }) {
   return (
     <li>
       <button type="button" className="row starter-row" onClick={() => void onTap()} disabled={tap.kind === "sending"} aria-busy={tap.kind === "sending"} data-starter={starter.id}>
+        {/* The starter's icon when it names one of the twelve (S-18); another name draws none. */}
+        {starter.icon && <span className="starter-icon"><Icon name={starter.icon} /></span>}
         <span className="row-main">
           <span className="row-title">{starter.title}</span>
           {starter.subtitle && <span className="row-line2 muted">{starter.subtitle}</span>}

@@ -1,0 +1,90 @@
+/**
+ * Answers given from a phone that the agent took (issue 21: "answers leave no trace"): each one
+ * leaves a quiet line in its chat (`Allowed: refund · Pixel · 14:05`), and the agent's home lists
+ * the tools a phone answered `Always allow` for. Kept in the state database (D-8), so a reload or a
+ * restart keeps them; at most PER_PANE per conversation and DECISION_MAX_AGE_MS old.
+ *
+ * An answer Collie holds for an agent that is away (D-5) becomes a decision when it is delivered:
+ * its draft waits here, in memory, under the phone's request id.
+ */
+import type { Ask, Decision } from "@colliepwa/shared";
+import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
+import type { StateDb } from "./db.ts";
+
+/** The newest decisions kept per conversation. */
+export const PER_PANE = 200;
+/** Decisions older than this are dropped. */
+export const DECISION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type DecisionDraft = Omit<Decision, "at">;
+
+/** What an answer to this ask decides, as a draft (no time yet). */
+export function draftDecision(paneId: string, ask: Ask, answer: Answer, device: string): DecisionDraft {
+  const d: DecisionDraft = { askId: ask.id, paneId, itemId: ask.itemId, kind: ask.kind, title: ask.title, device };
+  if (ask.tool?.name) d.tool = ask.tool.name;
+  if (isKnownAsk(ask) && ask.kind === "permission" && answer.kind === "permission") {
+    const option = ask.options.find((o) => o.id === answer.optionId);
+    if (option) d.optionKind = option.kind;
+  }
+  return d;
+}
+
+export class Decisions {
+  readonly #state: StateDb;
+  readonly #now: () => number;
+  /** Drafts of held answers by request id (memory: a daemon restart forgets them, the answers stay held). */
+  readonly #pending = new Map<string, { agent: string; draft: DecisionDraft }>();
+
+  constructor(state: StateDb, now: () => number = Date.now) {
+    this.#state = state;
+    this.#now = now;
+  }
+
+  /** Keeps a decision the agent took now; returns it with its time. */
+  record(agent: string, draft: DecisionDraft): Decision {
+    const decision: Decision = { ...draft, at: new Date(this.#now()).toISOString() };
+    const at = Date.parse(decision.at);
+    const db = this.#state.db;
+    db.prepare("INSERT OR REPLACE INTO decisions (agent, pane_id, ask_id, decision, option_kind, tool, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(agent, draft.paneId, draft.askId, JSON.stringify(decision), draft.optionKind ?? null, draft.tool ?? null, at);
+    db.prepare(`DELETE FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id NOT IN
+      (SELECT ask_id FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at DESC LIMIT ${PER_PANE})`).run(agent, draft.paneId, agent, draft.paneId);
+    db.prepare("DELETE FROM decisions WHERE at < ?").run(at - DECISION_MAX_AGE_MS);
+    return decision;
+  }
+
+  /** A held answer's draft, recorded once Collie delivered it and the agent took it. */
+  hold(requestId: string, agent: string, draft: DecisionDraft): void {
+    this.#pending.set(requestId, { agent, draft });
+  }
+
+  /** The held answer with this request id was taken (`ok`) or not: its decision, if any. */
+  settle(requestId: string, ok: boolean): { agent: string; decision: Decision } | null {
+    const p = this.#pending.get(requestId);
+    this.#pending.delete(requestId);
+    if (!p || !ok) return null;
+    return { agent: p.agent, decision: this.record(p.agent, p.draft) };
+  }
+
+  /** A conversation's decisions, oldest first. */
+  forPane(agent: string, paneId: string): Decision[] {
+    const rows = this.#state.db.prepare("SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at").all(agent, paneId) as { decision: string }[];
+    return rows.map((r) => JSON.parse(r.decision) as Decision);
+  }
+
+  /** The tools a phone answered `Always allow` for, newest first, each once. */
+  alwaysAllowed(agent: string): { tool: string; device: string; at: string }[] {
+    const rows = this.#state.db
+      .prepare("SELECT decision FROM decisions WHERE agent = ? AND option_kind = 'allow-always' AND tool IS NOT NULL ORDER BY at DESC")
+      .all(agent) as { decision: string }[];
+    const seen = new Set<string>();
+    const out: { tool: string; device: string; at: string }[] = [];
+    for (const r of rows) {
+      const d = JSON.parse(r.decision) as Decision;
+      if (!d.tool || seen.has(d.tool)) continue;
+      seen.add(d.tool);
+      out.push({ tool: d.tool, device: d.device, at: d.at });
+    }
+    return out;
+  }
+}

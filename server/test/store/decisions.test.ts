@@ -1,0 +1,59 @@
+/**
+ * Decisions (issue 21: answers leave a trace): an answer the agent took is kept with its ask's
+ * title, tool and option kind, the device and the time; a held answer becomes one only when it is
+ * delivered and taken; the tools always allowed are listed once each, newest first; a
+ * conversation keeps its newest PER_PANE.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Ask } from "@colliepwa/shared";
+import { openStateDb } from "../../src/store/db.ts";
+import { Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
+
+const permission = (id: string, tool: string): Ask => ({
+  kind: "permission", id, revision: "0123456789abcdef", paneId: "p1", toolCallId: `c-${id}`, itemId: `item-${id}`,
+  title: `${tool} wants to run`, tool: { name: tool }, createdAt: new Date(0).toISOString(),
+  options: [{ id: "allow", kind: "allow", label: "Allow" }, { id: "always", kind: "allow-always", label: "Always" }, { id: "deny", kind: "deny", label: "Deny" }],
+});
+
+describe("decisions", () => {
+  test("an answer taken is kept with what it decided, who and when; always-allowed tools once each, newest first", () => {
+    let t = Date.UTC(2026, 11, 2, 14, 0);
+    const d = new Decisions(openStateDb(":memory:"), () => t);
+    const allowed = d.record("desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.deepEqual(allowed, {
+      askId: "a1", paneId: "p1", itemId: "item-a1", kind: "permission", title: "refund wants to run", tool: "refund", optionKind: "allow",
+      device: "Pixel", at: new Date(t).toISOString(),
+    });
+    t += 1000;
+    d.record("desk", draftDecision("p1", permission("a2", "check_stock"), { kind: "permission", optionId: "always" }, "Pixel"));
+    t += 1000;
+    d.record("desk", draftDecision("p2", permission("a3", "lookup"), { kind: "permission", optionId: "always" }, "iPad"));
+    t += 1000;
+    d.record("desk", draftDecision("p2", permission("a4", "check_stock"), { kind: "permission", optionId: "always" }, "iPad"));
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => [x.askId, x.optionKind]), [["a1", "allow"], ["a2", "allow-always"]]);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => [x.tool, x.device]), [["check_stock", "iPad"], ["lookup", "iPad"]]);
+    assert.deepEqual(d.alwaysAllowed("other"), []);
+  });
+
+  test("a held answer becomes a decision once delivered and taken; refused, none", () => {
+    const d = new Decisions(openStateDb(":memory:"));
+    d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "deny" }, "Pixel"));
+    assert.equal(d.settle("r2", false), null);
+    const taken = d.settle("r1", true);
+    assert.equal(taken?.decision.askId, "a1");
+    assert.equal(d.settle("r1", true), null, "once");
+    assert.equal(d.settle("send-id", true), null, "a held send is no decision");
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
+  });
+
+  test("a conversation keeps its newest PER_PANE decisions", () => {
+    let t = 0;
+    const d = new Decisions(openStateDb(":memory:"), () => (t += 1000) + Date.UTC(2026, 0, 1));
+    for (let i = 0; i < PER_PANE + 5; i++) d.record("desk", draftDecision("p1", permission(`a${i}`, "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    const kept = d.forPane("desk", "p1");
+    assert.equal(kept.length, PER_PANE);
+    assert.equal(kept[0]!.askId, "a5");
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * A durable agent Collie cannot reach (D-2 `unreachable`): the dashboard row says `Unreachable`
+ * (P-2), and the agent's chats and conversation list say so too, at the same moment (the same
+ * agent message), with what still works: answers and messages wait in Collie (D-5) and reach the
+ * agent when it is back. What the chat drew stays drawn, as the agent last left it; `AgentAway`
+ * lets the items and cards below it stop pretending to be live (no spinner, no countdown).
+ */
+import { createContext, useContext } from "react";
+import type { AgentSummary } from "@colliepwa/shared";
+
+/** The words of the notes; listed in docs/decisions.md. */
+export const AWAY_WORDS = Object.freeze({
+  chat: "The durable agent cannot be reached right now. Answers and messages wait in Collie and reach it when it is back; Stop and the agent's buttons work again then.",
+  home: "The durable agent cannot be reached right now. Its conversations show as it last left them; answers and messages wait in Collie until it is back.",
+  /** A tool call that was running when the agent went away. */
+  toolLastSeen: "Last seen running",
+});
+
+/** Whether the agent is away: Collie cannot reach it (not merely starting). */
+export const agentAway = (summary: AgentSummary | undefined): boolean => summary?.state === "unreachable";
+
+/** True inside a chat whose agent is away. */
+export const AgentAway = createContext(false);
+
+export const useAgentAway = (): boolean => useContext(AgentAway);
+
+export function AwayNote({ text }: { text: string }) {
+  return <p className="warning agent-away" role="status" data-away="">{text}</p>;
+}
