@@ -16,6 +16,7 @@ import { requireAccess, type Access } from "./security/access.ts";
 import { endRefusedUpgrade, trackConnections, type Connections } from "./connections.ts";
 import { crewRoutes } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
+import { sendError } from "./errors.ts";
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
@@ -39,7 +40,7 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     frameworkErrors: (err, req, reply) => {
       // This answer runs no hooks, so an upgrade refused here ends its connection itself.
       if ((req.raw as { upgrade?: boolean }).upgrade === true) reply.raw.once("finish", () => endRefusedUpgrade(req.raw.socket));
-      (reply as unknown as FastifyReply).code(400).send({ error: "bad-request", message: err.message });
+      sendError(reply as unknown as FastifyReply, "bad-request", err.message);
     },
   });
   app.decorate("collieConnections", trackConnections(app.server));
@@ -56,16 +57,18 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     reply.header("x-content-type-options", "nosniff");
     return payload;
   });
-  // A request the phone got wrong answers in the API's own shape, `{error: "bad-request", message}`
-  // (shared/api.ts COLLIE_ERRORS), not Fastify's default body.
+  // A request the phone got wrong answers in the API's own shape, `{error, message}`, with a code
+  // of the catalog (shared/src/errors.ts API_ERRORS), not Fastify's default body.
   app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string }, _req, reply) => {
-    if (err.validation !== undefined || err.statusCode === 400) return reply.code(400).send({ error: "bad-request", message: err.message });
+    if (err.validation !== undefined || err.statusCode === 400) return sendError(reply, "bad-request", err.message);
     // So is a body over the limit (413, the wire's own code for it) or one that is not JSON (L-2).
-    if (err.statusCode === 413) return reply.code(413).send({ error: "too-large", message: "The body is larger than 256 KiB." });
-    if (err.statusCode !== undefined && err.statusCode > 400 && err.statusCode < 500) return reply.code(400).send({ error: "bad-request", message: err.message });
+    if (err.statusCode === 413) return sendError(reply, "too-large", "The body is larger than 256 KiB.");
+    if (err.statusCode === 415) return sendError(reply, "unsupported-type", "The body must be JSON (content-type: application/json).");
+    // Any other request error Fastify raises is the phone's request that Collie cannot take.
+    if (err.statusCode !== undefined && err.statusCode > 400 && err.statusCode < 500) return sendError(reply, "bad-request", err.message);
     throw err;
   });
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "not-found", message: "No such route." }));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, "not-found", "No such route."));
   // Every route is recorded, so a test can prove that none skips the gate.
   const routes: { method: string; url: string; access: Access }[] = [];
   app.decorate("collieRoutes", routes);

@@ -171,14 +171,8 @@ export type StarterRequest = Static<typeof StarterRequest>;
  */
 export type ActionReply = Record<string, unknown>;
 
-/** Collie's own error codes on the phone API (the agent's codes pass through as they are). */
-export const COLLIE_ERRORS = Object.freeze({
-  "unknown-agent": 404,
-  "agent-unreachable": 503,
-  "agent-version-mismatch": 409,
-  "bad-request": 400,
-  "agent-failed": 502,
-} as const);
+/** Collie's own error codes: the catalog is errors.ts (`API_ERRORS`; `COLLIE_ERRORS` for a tap). */
+export { API_ERRORS, COLLIE_ERRORS, type ApiErrorBody, type ApiErrorCode } from "./errors.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Web Push (U-1…U-4, P-27; docs/push.md). The phone subscribes with Collie's VAPID public key and

@@ -11,6 +11,7 @@ import type { AgentManager } from "../agents/manager.ts";
 import type { AgentConnection } from "../agents/connection.ts";
 import { AgentUnreachable } from "../agents/client.ts";
 import type { HeldAnswers } from "../store/held-answers.ts";
+import { apiError } from "../errors.ts";
 
 export interface Outcome {
   status: number;
@@ -32,7 +33,6 @@ export interface HeldDelivery {
   pane: string;
 }
 
-const collieError = (status: number, error: string, message: string): Outcome => ({ status, body: { error, message } });
 
 export class Forwarder {
   readonly #agents: AgentManager;
@@ -53,9 +53,9 @@ export class Forwarder {
   /** Forwards one action to its agent. */
   async action(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
     const conn = this.#agents.get(agent);
-    if (!conn) return collieError(404, "unknown-agent", `No durable agent named ${agent}.`);
+    if (!conn) return apiError("unknown-agent", `No durable agent named ${agent}.`);
     if (conn.state === "version-mismatch") {
-      return collieError(409, "agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
+      return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
     const path = `${conn.prefix}${routePath(route, params)}`;
     if (route === "answer") {
@@ -82,12 +82,12 @@ export class Forwarder {
     }
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
     if (route === "send") return this.#send(conn, agent, path, params.pane!, body);
-    if (conn.state !== "ready") return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
+    if (conn.state !== "ready") return apiError("agent-unreachable", "The durable agent cannot be reached right now.");
     try {
       const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
       return asOutcome(reply.status, reply.body);
     } catch (err) {
-      if (err instanceof AgentUnreachable) return collieError(503, "agent-unreachable", "The durable agent cannot be reached right now.");
+      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The durable agent cannot be reached right now.");
       throw err;
     }
   }
@@ -182,14 +182,14 @@ export class Forwarder {
  * not even send, is `502 agent-failed` too.
  */
 export function asOutcome(status: number, body: unknown): Outcome {
-  if (status !== 200 && (status < 400 || status > 599)) return collieError(502, "agent-failed", `The durable agent answered with status ${status}.`);
+  if (status !== 200 && (status < 400 || status > 599)) return apiError("agent-failed", `The durable agent answered with status ${status}.`);
   if (status === 200) {
     const parsed = parseWriteOk(body);
-    if (!parsed.ok) return collieError(502, "agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
+    if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
     return { status, body: parsed.value as unknown as Record<string, unknown> };
   }
   const parsed = parseErrorBody(body);
-  if (!parsed.ok) return collieError(502, "agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
+  if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
   return { status, body: catalogErrorBody(parsed.value) };
 }
 

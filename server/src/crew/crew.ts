@@ -14,6 +14,7 @@ import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../actions/forward.t
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
 import { CrewMember } from "./member.ts";
+import { apiError } from "../errors.ts";
 
 const READ_TIMEOUT_MS = 10_000;
 
@@ -27,7 +28,6 @@ export interface CrewEvents {
   log(line: string): void;
 }
 
-const collieError = (status: number, error: string, message: string): Outcome => ({ status, body: { error, message } });
 
 export class Crew {
   readonly #members = new Map<string, CrewMember>();
@@ -96,14 +96,14 @@ export class Crew {
   /** Reads through to the member (pane, history, starters): `path` is the member's own API path. */
   async read(key: string, path: string): Promise<Outcome> {
     const own = this.owner(key);
-    if (!own) return collieError(404, "unknown-agent", "No such durable agent.");
+    if (!own) return apiError("unknown-agent", "No such durable agent.");
     const refused = this.#refusal(own.member);
     if (refused) return refused;
     try {
       const r = await own.member.get(path, READ_TIMEOUT_MS);
       return { status: r.status, body: r.body as Record<string, unknown> };
     } catch (err) {
-      if (err instanceof AgentUnreachable) return collieError(504, "agent-unreachable", "The crew member did not answer.");
+      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The crew member did not answer.");
       throw err;
     }
   }
@@ -115,10 +115,10 @@ export class Crew {
    */
   async action(key: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
     const own = this.owner(key);
-    if (!own) return collieError(404, "unknown-agent", `No durable agent named ${key}.`);
+    if (!own) return apiError("unknown-agent", `No durable agent named ${key}.`);
     const { member, agent } = own;
     if (member.state === "version-mismatch") {
-      return collieError(409, "agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
+      return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
     const hold = (): Outcome => {
       this.#held.hold({ machine: member.name, requestId: body.requestId, agent, action, path, body, heldAt: this.#now() });
@@ -175,8 +175,8 @@ export class Crew {
 
   /** Why a member takes no request now, or null when it does. */
   #refusal(member: CrewMember): Outcome | null {
-    if (member.state === "version-mismatch") return collieError(409, "agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
-    if (member.state !== "ready") return collieError(503, "agent-unreachable", "The crew member cannot be reached right now.");
+    if (member.state === "version-mismatch") return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
+    if (member.state !== "ready") return apiError("agent-unreachable", "The crew member cannot be reached right now.");
     return null;
   }
 

@@ -9,6 +9,7 @@ import { DEVICE, PUBLIC } from "../security/access.ts";
 import { COLLIE_VERSION } from "../version.ts";
 import type { Invites } from "./invites.ts";
 import { CREW_HELLO_PATH, CREW_JOIN_PATH, CREW_PROTOCOL_VERSION, type CrewHello, type CrewJoinReply } from "./protocol.ts";
+import { sendError } from "../errors.ts";
 
 const JoinBody = Type.Object({ invite: Type.String({ minLength: 1, maxLength: 64 }), name: Type.String({ minLength: 1, maxLength: 128 }) });
 
@@ -18,13 +19,12 @@ export async function crewRoutes(app: FastifyInstance, invites: Invites): Promis
     const source = isLoopbackAddress(req.ip) ? null : req.ip;
     const result = invites.redeem(req.body.invite, req.body.name, source);
     if (!result.ok) {
-      const status = result.reason === "too-many-tries" ? 429 : 403;
       const message = result.reason === "expired"
         ? "This invite has expired. Run `collie crew invite` on the member again."
         : result.reason === "too-many-tries"
           ? "Too many wrong invites. Wait a few minutes, then run `collie crew invite` on the member again."
           : "This invite is not valid. Run `collie crew invite` on the member again.";
-      return reply.code(status).send({ error: `invite-${result.reason}`, message });
+      return sendError(reply, `invite-${result.reason}` as const, message);
     }
     const body: CrewJoinReply = { joined: true, crew: CREW_PROTOCOL_VERSION, device: { id: result.device.id, name: result.device.name }, token: result.token };
     return body;

@@ -20,6 +20,7 @@ import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
 import { memberPath, type Crew } from "../crew/crew.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
+import { apiError, sendError } from "../errors.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -78,8 +79,8 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/conversations", DEVICE, async (req, reply) => {
     const offset = req.query.after === undefined ? 0 : Number(req.query.after);
     const limit = req.query.limit === undefined ? SNAPSHOT_CONVERSATIONS_PER_AGENT : Number(req.query.limit);
-    if (!Number.isSafeInteger(offset) || offset < 0) return reply.code(400).send({ error: "bad-request", message: "after must be a cursor from the previous page." });
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > CONVERSATIONS_PAGE_MAX) return reply.code(400).send({ error: "bad-request", message: `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.` });
+    if (!Number.isSafeInteger(offset) || offset < 0) return sendError(reply, "bad-request", "after must be a cursor from the previous page.");
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > CONVERSATIONS_PAGE_MAX) return sendError(reply, "bad-request", `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.`);
     const viaCrew = await crewRead(req);
     if (viaCrew) {
       // The member names its agent by its own name; the lead's phone knows it by its crew key.
@@ -88,7 +89,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       return reply.code(viaCrew.status).send(viaCrew.body);
     }
     const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
-    if (!page) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    if (!page) return sendError(reply, "unknown-agent", "No such durable agent.");
     const body: ConversationsPage = { conversations: page.conversations };
     if (page.next !== undefined) body.next = String(page.next);
     return body;
@@ -102,14 +103,14 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       return reply.code(viaCrew.status).send(viaCrew.body);
     }
     const conn = deps.agents.get(req.params.agent);
-    if (!conn) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    if (!conn) return sendError(reply, "unknown-agent", "No such durable agent.");
     const detail = await conn.paneDetail(req.params.pane);
-    if (!detail) return reply.code(404).send({ error: "not-found", message: "No such open conversation." });
+    if (!detail) return sendError(reply, "not-found", "No such open conversation.");
     return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
   });
 
   app.get<{ Params: AgentParams }>("/api/agents/:agent/always-allowed", DEVICE, async (req, reply) => {
-    if (!deps.agents.get(req.params.agent)) return reply.code(404).send({ error: "unknown-agent", message: "No such durable agent." });
+    if (!deps.agents.get(req.params.agent)) return sendError(reply, "unknown-agent", "No such durable agent.");
     return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
 
@@ -117,9 +118,9 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   // never on a timer; the agent's answer is checked before it is passed on.
   const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, clean: (body: unknown) => void, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }) => {
     const conn = deps.agents.get(agent);
-    if (!conn) return { status: 404, body: { error: "unknown-agent", message: "No such durable agent." } };
-    if (conn.state === "version-mismatch") return { status: 409, body: { error: "agent-version-mismatch", message: "The durable agent speaks another wire version." } };
-    if (conn.state !== "ready") return { status: 503, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
+    if (!conn) return apiError("unknown-agent", "No such durable agent.");
+    if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
+    if (conn.state !== "ready") return apiError("agent-unreachable", "The durable agent did not answer.");
     try {
       const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
       // The agent's own error passes through as the catalog has it; any other reply is agent-failed (L-2).
@@ -127,12 +128,12 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       // Cleaned as every other read from an agent is (agents/incoming.ts): cut, no control or bidi characters.
       clean(r.body);
       const parsed = check(r.body);
-      if (!parsed.ok) return { status: 502, body: { error: "agent-failed", message: `The durable agent's reply was malformed: ${parsed.error}` } };
+      if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
       // What the validator rebuilt from the keys it knows, not the raw body: an unknown key (a value
       // nested thousands of levels deep, say) never reaches the phone.
       return { status: 200, body: parsed.value };
     } catch (err) {
-      if (err instanceof AgentUnreachable) return { status: 504, body: { error: "agent-unreachable", message: "The durable agent did not answer." } };
+      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The durable agent did not answer.");
       throw err;
     }
   };
@@ -170,7 +171,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
       // limit counted in bytes, an id against the ID rule …) is refused here with its words.
       const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
-      if (!wire.ok) return reply.code(400).send({ error: "bad-request", message: wire.error });
+      if (!wire.ok) return sendError(reply, "bad-request", wire.error);
       // A crew member's agent (C-1): the member's phone API takes the action, request id unchanged.
       const own = deps.crew?.owner(p.agent!);
       // An answer the agent takes leaves a decision (the ask as it was when tapped).

@@ -11,6 +11,7 @@ import { Compile } from "typebox/compile";
 import type { LiveClient } from "../agents/live.ts";
 import { snapshot, type ApiDeps } from "./api.ts";
 import { DEVICE_UPGRADE } from "../security/access.ts";
+import { sendError } from "../errors.ts";
 
 const checkClientMessage = Compile(ClientMessage);
 const MAX_WATCHED = 64;
@@ -21,7 +22,7 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
     url: "/api/live",
     ...DEVICE_UPGRADE,
     // A plain GET (no upgrade) answers in the API's own shape, not with an empty 404.
-    handler: (_req, reply) => reply.code(404).send({ error: "not-found", message: "This is Collie's WebSocket; connect with an upgrade." }),
+    handler: (_req, reply) => sendError(reply, "not-found", "This is Collie's WebSocket; connect with an upgrade."),
     wsHandler: (socket: WebSocket, req) => {
     const client: LiveClient = {
       deviceId: req.device?.id ?? null,

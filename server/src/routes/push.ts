@@ -14,6 +14,7 @@ import {
 import type { PushService } from "../push/push.ts";
 import { SubscriptionError } from "../push/subscriptions.ts";
 import { DEVICE } from "../security/access.ts";
+import { sendError } from "../errors.ts";
 
 export async function pushRoutes(app: FastifyInstance, push: PushService): Promise<void> {
   app.get("/api/push/key", DEVICE, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
@@ -25,7 +26,7 @@ export async function pushRoutes(app: FastifyInstance, push: PushService): Promi
       const body: PushSubscribeReply = { ok: true, replaced: r.replaced };
       return reply.code(r.created ? 201 : 200).send(body);
     } catch (err) {
-      if (err instanceof SubscriptionError) return reply.code(400).send({ error: "bad-request", message: err.message });
+      if (err instanceof SubscriptionError) return sendError(reply, "bad-request", err.message);
       throw err;
     }
   });

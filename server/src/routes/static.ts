@@ -19,6 +19,7 @@ import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PUBLIC } from "../security/access.ts";
+import { sendError } from "../errors.ts";
 
 /** The build, relative to this file: server/src/routes → the repo's web/dist. */
 export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../../../web/dist/", import.meta.url));
@@ -113,7 +114,7 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // The absolute form of a request target (`GET http://host/path`) names the same path.
     const rawPath = req.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split("?")[0]!.split("#")[0]! || "/";
-    if (isApiPath(rawPath)) return reply.code(404).send({ error: "not-found", message: "No such route." });
+    if (isApiPath(rawPath)) return sendError(reply, "not-found", "No such route.");
     const file = resolveInDist(dist, rawPath);
     if (file === null) {
       return reply.code(403).header("content-type", "text/plain; charset=utf-8").send("Refused.\n");

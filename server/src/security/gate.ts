@@ -12,6 +12,8 @@ import type {} from "@fastify/cookie"; // `req.cookies`
 import type { Device, Devices } from "./devices.ts";
 import "./access.ts"; // the `access` route config the gate reads
 import { isLoopbackHostName } from "../net/loopback.ts";
+import { apiError } from "../errors.ts";
+import type { ApiErrorCode } from "@colliepwa/shared";
 
 export const DEVICE_COOKIE = "collie_device";
 
@@ -65,27 +67,29 @@ export function deviceToken(req: FastifyRequest): string | undefined {
   return req.cookies?.[DEVICE_COOKIE];
 }
 
-const refuse = (reply: FastifyReply, status: number, error: string, message: string) =>
-  reply.code(status).header("cache-control", "no-store").send({ error, message });
+const refuse = (reply: FastifyReply, code: ApiErrorCode, message: string) => {
+  const e = apiError(code, message);
+  return reply.code(e.status).header("cache-control", "no-store").send(e.body);
+};
 
 export function installGate(app: FastifyInstance, opts: GateOptions): void {
   app.addHook("onRequest", async (req, reply) => {
     const isUpgrade = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
     // No route, or an upgrade to a route that takes none (the app's catch-all would otherwise
     // answer 101 and close): nothing else runs.
-    if (req.is404 || (isUpgrade && req.routeOptions.config.upgrade !== true)) return refuse(reply, 404, "not-found", "No such route.");
+    if (req.is404 || (isUpgrade && req.routeOptions.config.upgrade !== true)) return refuse(reply, "not-found", "No such route.");
     if (!hostAllowed(req.headers.host, opts)) {
-      return refuse(reply, 421, "bad-host", "This Collie does not answer to that host name.");
+      return refuse(reply, "bad-host", "This Collie does not answer to that host name.");
     }
     const isWrite = req.method !== "GET" && req.method !== "HEAD" && req.method !== "OPTIONS";
     const origin = req.headers.origin;
     if ((isWrite || isUpgrade) && origin !== undefined && !originAllowed(origin, req.headers.host, opts)) {
-      return refuse(reply, 403, "bad-origin", "Writes are only taken from Collie's own page.");
+      return refuse(reply, "bad-origin", "Writes are only taken from Collie's own page.");
     }
     // Fails closed: only a route that declared itself public skips the device check.
     if (req.routeOptions.config.access === "public") return;
     const device = opts.devices.check(deviceToken(req));
-    if (!device) return refuse(reply, 401, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
+    if (!device) return refuse(reply, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
     req.device = device;
   });
 }

@@ -8,6 +8,7 @@ import { Type } from "typebox";
 import { isLoopbackAddress, type Devices } from "./devices.ts";
 import { DEVICE_COOKIE } from "./gate.ts";
 import { DEVICE, PUBLIC } from "./access.ts";
+import { sendError } from "../errors.ts";
 
 const PairBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 128 })) });
 
@@ -20,13 +21,12 @@ export async function pairRoutes(app: FastifyInstance, devices: Devices): Promis
     const source = isLoopbackAddress(req.ip) ? null : req.ip;
     const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), source);
     if (!result.ok) {
-      const status = result.reason === "too-many-tries" ? 429 : 403;
       const message = result.reason === "expired"
         ? "This pairing code has expired. Run `collie pair` again."
         : result.reason === "too-many-tries"
           ? "Too many wrong codes. Wait a few minutes, then run `collie pair` again."
           : "This pairing code is not valid. Run `collie pair` again.";
-      return reply.code(status).send({ error: `pairing-${result.reason}`, message });
+      return sendError(reply, `pairing-${result.reason}` as const, message);
     }
     const secure = req.protocol === "https" || req.headers["x-forwarded-proto"] === "https";
     reply.header("set-cookie", `${DEVICE_COOKIE}=${result.token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`);
