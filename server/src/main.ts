@@ -141,8 +141,10 @@ async function agents(args: Args): Promise<number> {
 /** `collie pair`: a one-time link (and QR code) with a short-lived code (X-1). */
 async function pair(args: Args): Promise<number> {
   const { code, expiresAt, origin: running } = (await admin(args, "POST", "/pair-codes")) as { code: string; expiresAt: number; origin?: string | null };
-  // The running daemon says where it listens: a daemon on another port gets a link to that port.
-  const origin = (flag(args, "url") ?? running ?? `http://${DEFAULT_HOST}:${port(args)}`).replace(/\/+$/, "");
+  // --url, else an explicit --port, else where the running daemon says it listens (a daemon on
+  // another port gets a link to that port), else the default.
+  const explicitPort = flag(args, "port") !== undefined;
+  const origin = (flag(args, "url") ?? (explicitPort ? null : running) ?? `http://${DEFAULT_HOST}:${port(args)}`).replace(/\/+$/, "");
   const link = `${origin}/#/pair/${code}`;
   if (args.flags.has("json")) {
     console.log(JSON.stringify({ code, link, expiresAt: new Date(expiresAt).toISOString() }));
