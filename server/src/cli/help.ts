@@ -53,7 +53,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: "Prints a one-time link and QR code that pairs a phone (valid 10 minutes, once). Needs a running Collie.",
     flags: [
       ["--url ORIGIN", "the address the phone opens Collie at, e.g. your front door's https origin (docs/deployment.md); default http://127.0.0.1:PORT"],
-      ["--port N", "the port of the default link (default 7717, or COLLIE_PORT)"],
+      ["--port N", "the port the link names (default: the running Collie's own port)"],
       STATE_DIR,
       ["--json", "prints {code, link, expiresAt} as JSON instead"],
     ],
