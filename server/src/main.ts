@@ -29,7 +29,7 @@ import { adminRequest } from "./security/admin.ts";
 import { joinCrew } from "./cli/crew-join.ts";
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(["help", "json"]));
+  const args = parseArgs(argv);
   const [command = "serve", ...rest] = args.positionals;
   if (args.flags.has("help") || command === "help") {
     console.log(helpFor(command === "help" ? rest : args.positionals));
