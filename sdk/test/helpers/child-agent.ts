@@ -1,8 +1,10 @@
 /**
- * Runs a fixture agent (sdk/test/fixtures/agents/*.ts) in a child process and talks to it in JSON
- * lines: the child prints one JSON object per line on stdout, the test writes commands as JSON
- * lines on its stdin. Waiting never uses a timer: a wait ends with the message it waits for, or
- * fails as soon as the child exits.
+ * Runs a fixture agent in a child process and talks to it in JSON lines: the child prints one JSON
+ * object per line on stdout, the test writes commands as JSON lines on its stdin. A wait ends with
+ * the message it waits for, or fails as soon as the child exits, or (where the caller gives one)
+ * at a generous deadline that only turns a hang into a readable failure. The SDK's tests run
+ * sdk/test/fixtures/agents/*.ts; the server's tests run theirs through this same class
+ * (server/test/helpers/child-agent.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -19,6 +21,13 @@ export const AGENTS_DIR = fileURLToPath(new URL("../fixtures/agents/", import.me
 export const NODE_FLAGS = ["--conditions=collie-source", "--disable-warning=ExperimentalWarning"];
 
 export type Message = Record<string, unknown>;
+
+export interface ChildAgentOptions {
+  /** The folder of the fixture agents (default: the SDK's). */
+  dir?: string;
+  /** A wait fails after this long, with the last lines printed; none by default. */
+  deadlineMs?: number;
+}
 
 interface Waiter {
   match: (m: Message) => boolean;
@@ -37,9 +46,11 @@ export class ChildAgent {
   #stderr = "";
   #waiters: Waiter[] = [];
   #gone = false;
+  readonly #deadlineMs: number | undefined;
 
-  constructor(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, [...NODE_FLAGS, join(AGENTS_DIR, script), ...args], {
+  constructor(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, opts: ChildAgentOptions = {}) {
+    this.#deadlineMs = opts.deadlineMs;
+    this.child = spawn(process.execPath, [...NODE_FLAGS, join(opts.dir ?? AGENTS_DIR, script), ...args], {
       env: { ...process.env, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -89,7 +100,31 @@ export class ChildAgent {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     if (this.#gone) return Promise.reject(this.#exitError(this.child.exitCode, this.child.signalCode));
-    return new Promise((resolve, reject) => this.#waiters.push({ match, resolve, reject }));
+    const deadline = this.#deadlineMs;
+    if (deadline === undefined) return new Promise((resolve, reject) => this.#waiters.push({ match, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(`the fixture agent printed no matching line within ${deadline} ms; last lines:\n${this.messages.slice(-5).map((m) => JSON.stringify(m)).join("\n")}\nstderr:\n${this.#stderr}`));
+      }, deadline);
+      const waiter: Waiter = {
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Every message printed so far that matches. */
+  all(match: (m: Message) => boolean): Message[] {
+    return this.messages.filter(match);
   }
 
   /** The first message that has `key`. */
