@@ -271,13 +271,5 @@ export interface PushClearPayload extends PushPayloadBase {
 /** Everything Collie pushes; encrypted JSON, at most a few hundred bytes. */
 export type PushPayload = PushAskPayload | PushManyAsksPayload | PushClearPayload;
 
-/** The PWA's address of a conversation with one ask's card (a hash route; `/ask/<id>` names the card). */
-export function askUrl(agent: string, paneId: string, askId: string): string {
-  const e = encodeURIComponent;
-  return `/#/agent/${e(agent)}/pane/${e(paneId)}/ask/${e(askId)}`;
-}
-
-/** The PWA's address of a durable agent's home. */
-export function agentUrl(agent: string): string {
-  return `/#/agent/${encodeURIComponent(agent)}`;
-}
+/** The PWA's addresses: the one table of hash routes (hash-routes.ts). */
+export { agentUrl, askUrl, hashOf, parseHashRoute, type PhoneRoute } from "./hash-routes.ts";

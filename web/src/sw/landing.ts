@@ -4,16 +4,12 @@
  * at that address directly. The address names the card (`#/agent/<a>/pane/<p>/ask/<id>`): once
  * the chat draws it, it is scrolled into view.
  */
+import { parseHashRoute } from "@colliepwa/shared";
 
 /** The ask id named by a hash route, if any (`…/pane/<p>/ask/<id>`). */
 export function askIdFromHash(hash: string): string | null {
-  const m = /\/pane\/[^/]+\/ask\/([^/?#]+)/.exec(hash);
-  if (!m) return null;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return m[1]!;
-  }
+  const route = parseHashRoute(hash);
+  return route.name === "chat" ? route.ask ?? null : null;
 }
 
 /** Goes to a same-origin app address from the service worker (only its hash: no reload). */
