@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { cleanup } from "@testing-library/react";
 import { STRINGS, type Conversation } from "@colliepwa/shared";
-import type { Action, Caps } from "@colliepwa/durable-sdk/wire";
+import type { Action } from "@colliepwa/durable-sdk/wire";
+import { CAPS } from "../support/phone-rig.tsx";
 import { headerLine2 } from "../../src/app/rules.ts";
 import { beltButtons, beltNote, beltNoteText, MAX_ACTIONS, newestTurn } from "../../src/features/chat/belt.ts";
 import { ICON_NAMES, isIconName } from "../../src/features/chat/icons.tsx";
@@ -37,7 +38,6 @@ describe("header line 2 (P-21)", () => {
   });
 });
 
-const CAPS: Caps = { asks: true, send: true, steer: true, stop: true, actions: true, rename: true, close: true, reopen: true, starters: true, history: true, terminal: false };
 const act = (id: string, over: Partial<Action> = {}): Action => ({ id, label: id, ...over });
 
 describe("belt buttons (P-1, P-22)", () => {
