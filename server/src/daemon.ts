@@ -1,6 +1,6 @@
 /**
  * The daemon's parts put together: state database, held answers, agent connections, the live hub
- * and the forwarder, fed by sources.json (watched: an edit applies without a restart, a bad edit
+ * and the gateway, fed by sources.json (watched: an edit applies without a restart, a bad edit
  * keeps the last good config, D-1).
  */
 import { watch, type FSWatcher } from "node:fs";
@@ -8,7 +8,7 @@ import { basename, dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { AgentManager } from "./agents/manager.ts";
 import { LiveHub } from "./agents/live.ts";
-import { Forwarder } from "./actions/forward.ts";
+import { AgentGateway } from "./agents/gateway.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig, SourcesError, withEnvSocket, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
 import { Crew } from "./crew/crew.ts";
@@ -56,7 +56,7 @@ export class Daemon {
   readonly agents: AgentManager;
   readonly live: LiveHub;
   readonly held: HeldAnswers;
-  readonly forwarder: Forwarder;
+  readonly gateway: AgentGateway;
   /** The crew members whose agents this Collie shows as their lead (C-1). */
   readonly crew: Crew;
   /** Web Push, or null when it is off (damaged VAPID keys, or `push: false`). */
@@ -75,7 +75,7 @@ export class Daemon {
   /** The name under which the agent on `COLLIE_DURABLE_SOCKET` is shown, or null when it is not added. */
   envAgent: string | null = null;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; forwarder: Forwarder; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
     this.crew = parts.crew;
     this.devices = parts.devices;
@@ -83,7 +83,7 @@ export class Daemon {
     this.agents = parts.agents;
     this.live = parts.live;
     this.held = parts.held;
-    this.forwarder = parts.forwarder;
+    this.gateway = parts.gateway;
     this.#state = parts.state;
     this.#opts = opts;
     this.#log = log;
@@ -95,7 +95,7 @@ export class Daemon {
     const held = new HeldAnswers(state);
     const decisions = new Decisions(state);
     const live = new LiveHub();
-    let forwarder!: Forwarder;
+    let gateway!: AgentGateway;
     // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
     // titles and bodies in the push service, history rows in the history route (docs/push.md).
     const redact = opts.redact ?? redactionEnabled();
@@ -152,13 +152,13 @@ export class Daemon {
             case "counts": break; // the connection publishes its summary
           }
         },
-        applied: (agent) => forwarder.deliverHeld(agent),
+        applied: (agent) => gateway.deliverHeld(agent),
       },
       log,
       { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) },
     );
     const audit = new AuditLog(opts.stateDir);
-    forwarder = new Forwarder(agents, held, (agent, requestId, outcome, delivery) => {
+    gateway = new AgentGateway(agents, held, (agent, requestId, outcome, delivery) => {
       live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
       // The phone's write was audited `202 held`; its delivery is audited with the same request id.
       const code = outcome.body.error;
@@ -198,8 +198,8 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, forwarder, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
-    const daemon: Daemon = new Daemon(app, { agents, live, held, forwarder, state, devices, audit, crew }, opts, log);
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
       daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()) });

@@ -10,7 +10,7 @@ import type { AgentSummary, Conversation } from "@colliepwa/shared";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { AgentUnreachable } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
-import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../actions/forward.ts";
+import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
 import { CrewMember } from "./member.ts";

@@ -8,11 +8,10 @@ import {
   AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
   type ConversationsPage, type Snapshot,
 } from "@colliepwa/shared";
-import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, routePath, WRITE_BODY_CHECKERS, type HistoryPage, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
-import { AgentUnreachable } from "../agents/client.ts";
 import { cleanRawHistoryItemsPage, cleanRawHistoryPage, cleanRawStartersPage } from "../agents/incoming.ts";
-import { asOutcome, type Forwarder } from "../actions/forward.ts";
+import type { AgentGateway } from "../agents/gateway.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
@@ -20,11 +19,12 @@ import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
 import { memberPath, type Crew } from "../crew/crew.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
-import { apiError, sendError } from "../errors.ts";
+import { sendError } from "../errors.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
-  forwarder: Forwarder;
+  /** Every read and write to an agent (agents/gateway.ts). */
+  gateway: AgentGateway;
   live: LiveHub;
   /** One line per phone write (action, agent, pane, request id, device, outcome). */
   audit?: AuditLog;
@@ -36,7 +36,6 @@ export interface ApiDeps {
   decisions?: Decisions;
 }
 
-const READ_TIMEOUT_MS = 10_000;
 
 /**
  * How many of an agent's open conversations the snapshot carries (its first page, in the home's
@@ -115,28 +114,8 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   });
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
-  // never on a timer; the agent's answer is checked before it is passed on.
-  const readThrough = async (agent: string, route: RouteName, params: Record<string, string>, query: string, clean: (body: unknown) => void, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }) => {
-    const conn = deps.agents.get(agent);
-    if (!conn) return apiError("unknown-agent", "No such durable agent.");
-    if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
-    if (conn.state !== "ready") return apiError("agent-unreachable", "The durable agent did not answer.");
-    try {
-      const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
-      // The agent's own error passes through as the catalog has it; any other reply is agent-failed (L-2).
-      if (r.status !== 200) return asOutcome(r.status, r.body);
-      // Cleaned as every other read from an agent is (agents/incoming.ts): cut, no control or bidi characters.
-      clean(r.body);
-      const parsed = check(r.body);
-      if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
-      // What the validator rebuilt from the keys it knows, not the raw body: an unknown key (a value
-      // nested thousands of levels deep, say) never reaches the phone.
-      return { status: 200, body: parsed.value };
-    } catch (err) {
-      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The durable agent did not answer.");
-      throw err;
-    }
-  };
+  // never on a timer, through the one gateway (agents/gateway.ts).
+  const readThrough = deps.gateway.read.bind(deps.gateway);
   const pageQuery = (q: { after?: string; limit?: string }) => {
     const s = new URLSearchParams();
     if (q.after) s.set("after", q.after);
@@ -147,8 +126,8 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), (b) => cleanRawHistoryPage(b, deps.mask), parseHistoryPage);
-    if (r.status === 200 && deps.mask) r.body = maskHistory(r.body as HistoryPage, deps.mask);
-    return reply.code(r.status).send(r.body);
+    const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
+    return reply.code(r.status).send(body);
   });
   app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
@@ -164,7 +143,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   });
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
-  const forward = (route: Parameters<Forwarder["action"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
+  const forward = (route: Parameters<AgentGateway["write"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
     async (req: { params: unknown; body: unknown; device?: Device; url: string; routeOptions: { url?: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
       const p = req.params as Record<string, string>;
       const body = req.body as { requestId: string };
@@ -182,7 +161,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       }
       const outcome = own && deps.crew
         ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body)
-        : await deps.forwarder.action(p.agent!, route, params(p), body);
+        : await deps.gateway.write(p.agent!, route, params(p), body);
       if (draft && deps.decisions) {
         if (outcome.status === 200 && outcome.body.replayed !== true) {
           deps.live.publish({ type: "decision", agent: p.agent!, decision: deps.decisions.record(p.agent!, draft) });

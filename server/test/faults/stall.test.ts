@@ -156,7 +156,7 @@ describe("stalled and slow agents (D-2, L-2)", () => {
     assert.ok(muteActionMs < RESPONSIVE_MS, "an action for an unreachable agent answers at once");
     // The half-way agent answers its hello again at each retry, so between its long-poll deadlines
     // it is `starting` (resuming from its cursor): an action then waits for it at most
-    // STARTING_WAIT_MS (5 s, actions/forward.ts) before its answer (a message is held, 202).
+    // STARTING_WAIT_MS (5 s, agents/gateway.ts) before its answer (a message is held, 202).
     assert.ok(halfwayActionMs < 5000 + RESPONSIVE_MS, `an action for the half-way agent answered in ${halfwayActionMs} ms`);
     assert.ok(slowest < RESPONSIVE_MS, `the phone API answered within ${slowest} ms`);
     assert.ok(deskWhileSlowMs < RESPONSIVE_MS, "desk answered while the slow agent worked");

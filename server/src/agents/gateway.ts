@@ -1,4 +1,8 @@
 /**
+ * The one gateway to the agents (D-4, D-5): every read Collie makes for a phone (history, a closed
+ * conversation's items, starters) and every write goes through it, so reachability, the version
+ * prefix and the mapping of failures to the error catalog are decided in one place.
+ *
  * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
  * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
  * status and body come back as they are, so the phone can show P-15's words. An answer for an agent
@@ -7,9 +11,9 @@
  */
 import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
-import type { AgentManager } from "../agents/manager.ts";
-import type { AgentConnection } from "../agents/connection.ts";
-import { AgentUnreachable } from "../agents/client.ts";
+import type { AgentManager } from "./manager.ts";
+import type { AgentConnection } from "./connection.ts";
+import { AgentUnreachable } from "./client.ts";
 import type { HeldAnswers } from "../store/held-answers.ts";
 import { apiError } from "../errors.ts";
 
@@ -18,6 +22,8 @@ export interface Outcome {
   body: Record<string, unknown>;
 }
 
+/** How long Collie waits for an agent's answer to a read (history, items, starters). */
+export const READ_TIMEOUT_MS = 10_000;
 /** How long Collie waits for an agent to take an action. */
 export const ACTION_TIMEOUT_MS = 15_000;
 /**
@@ -34,7 +40,7 @@ export interface HeldDelivery {
 }
 
 
-export class Forwarder {
+export class AgentGateway {
   readonly #agents: AgentManager;
   readonly #held: HeldAnswers;
   readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void;
@@ -50,8 +56,34 @@ export class Forwarder {
     this.#now = now;
   }
 
-  /** Forwards one action to its agent. */
-  async action(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+  /**
+   * A read through to the agent (P-7), never on a timer: its reply is cleaned like every read
+   * (`clean`, agents/incoming.ts) and checked (`check`) before it is passed on; an agent's own error
+   * passes through as the catalog has it, and what the checker rebuilt from the keys it knows is
+   * what the phone gets (an unknown key, nested thousands of levels deep, never reaches it).
+   */
+  async read(agent: string, route: RouteName, params: Record<string, string>, query: string, clean: (body: unknown) => void, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }): Promise<Outcome> {
+    const conn = this.#agents.get(agent);
+    if (!conn) return apiError("unknown-agent", "No such durable agent.");
+    if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
+    // As for a write: an agent still starting (Collie just started or reconnected) gets a moment.
+    if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
+    if (conn.state !== "ready") return apiError("agent-unreachable", "The durable agent did not answer.");
+    try {
+      const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
+      if (r.status !== 200) return asOutcome(r.status, r.body);
+      clean(r.body);
+      const parsed = check(r.body);
+      if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
+      return { status: 200, body: parsed.value as Record<string, unknown> };
+    } catch (err) {
+      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The durable agent did not answer.");
+      throw err;
+    }
+  }
+
+  /** A write (a phone action) to its agent. */
+  async write(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
     const conn = this.#agents.get(agent);
     if (!conn) return apiError("unknown-agent", `No durable agent named ${agent}.`);
     if (conn.state === "version-mismatch") {
