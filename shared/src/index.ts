@@ -1,5 +1,5 @@
 /** `@colliepwa/shared`: the Collie-to-phone contract. No Node or DOM imports. */
-export { STRINGS } from "./strings.ts";
+export { STRINGS, WORDS } from "./strings.ts";
 export * from "./api.ts";
 export { compareConversations, isWaiting } from "./order.ts";
 export { answerOutcome, ANSWER_CODES, type AnswerOutcome, type OutcomeView, type TapReply } from "./outcomes.ts";

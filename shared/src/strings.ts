@@ -1,6 +1,8 @@
 /**
- * The phone's English strings, verbatim from the specification (P-2…P-29, U-1, U-2). The PWA and
- * the daemon's push text import them from here; nobody retypes them.
+ * Every word the phone shows, in one module: `STRINGS`, verbatim from the specification (P-2…P-29,
+ * U-1, U-2), and `WORDS`, Collie's own words where the specification gives none (each listed in
+ * docs/decisions.md). The PWA and the daemon's push text import them from here; nobody retypes
+ * them. This module imports nothing, so `@colliepwa/shared/strings` brings no schema along.
  */
 export const STRINGS = Object.freeze({
   // Dashboard (P-2, P-4)
@@ -70,7 +72,116 @@ export const STRINGS = Object.freeze({
   // Push (U-1, U-2)
   permissionNeededIn: (pane: string) => `Permission needed in ${pane}`,
   manyAsks: (host: string) => `A durable agent on ${host} is raising many asks`,
-  // Collie's own words, where the specification gives none (docs/decisions.md)
-  notShown: (shown: number, more: number) =>
-    `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
+} as const);
+
+/** Collie's own words, where the specification gives none (docs/decisions.md), by screen. */
+export const WORDS = Object.freeze({
+  screen: Object.freeze({
+    collie: "Collie",
+    back: "Back",
+    backToDashboard: "Back to the dashboard",
+    connecting: "Connecting to Collie…",
+    loading: "Loading…",
+    tryAgain: "Try again",
+    settings: "Settings",
+    spaces: "Spaces",
+    noAgents: "No durable agents are attached. Add one to sources.json.",
+    openConversations: "Open conversations",
+    alwaysAllowed: "Always allowed",
+    starters: "Starters",
+    earlierNotKept: "Earlier messages are not kept here.",
+    steered: "Steered",
+    thinking: "Thinking",
+    sending: "Sending",
+    working: "Working",
+    belt: "Belt",
+    menu: "Menu",
+    message: "Message",
+    notShown: (shown: number, more: number) =>
+      `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
+  }),
+  pair: Object.freeze({
+    title: "Pair this phone",
+    intro: "Collie answers your durable agents' questions from this phone. Pair it to continue.",
+    notPaired: "This phone is not paired with Collie.",
+    onTheMachine: "On the machine that runs Collie, run ",
+    code: "Pairing code",
+    codeExample: "K7F3-Q2ZP",
+    name: "Name of this phone",
+  }),
+  away: Object.freeze({
+    chat: "The durable agent cannot be reached right now. Answers and messages wait in Collie and reach it when it is back; Stop and the agent's buttons work again then.",
+    home: "The durable agent cannot be reached right now. Its conversations show as it last left them; answers and messages wait in Collie until it is back.",
+    /** A tool call that was running when the agent went away. */
+    toolLastSeen: "Last seen running",
+  }),
+  banner: Object.freeze({
+    offline: "Collie cannot be reached. Reconnecting…",
+    reconnecting: "Reconnecting…",
+    /** What is drawn came from the phone's saved copy. */
+    saved: (time: string) => `Showing what this phone saved at ${time}. It may not be current.`,
+  }),
+  push: Object.freeze({
+    label: "Push notifications",
+    off: "Get a notification when a durable agent needs your answer.",
+    on: "Asks that need you reach this device, even when Collie is closed.",
+    denied: "Notifications are blocked for Collie in this browser's settings.",
+    unsupported: "This browser cannot get push notifications here. On an iPhone, add Collie to the home screen first.",
+    noPush: "This Collie does not send push notifications.",
+    failed: (why: string) => `Push notifications could not be turned on: ${why}`,
+    /** The browser has no push service to subscribe with (e.g. a Chromium build without one). */
+    noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
+    /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
+    refused: "the browser refused. Try again in a moment.",
+    /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */
+    turningOn: "Turning push notifications on…",
+    turningOff: "Turning push notifications off…",
+    /** The one-time offer after pairing (push was buried in Settings). */
+    offer: "Get a notification on this phone when a durable agent needs your answer?",
+    offerYes: "Turn on",
+    offerNo: "Not now",
+    offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
+  }),
+  chat: Object.freeze({
+    /** Under your line while Collie holds it for an unreachable agent (D-5). */
+    held: "Not delivered yet. Collie sends it when the durable agent is back.",
+    /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
+    decided: (optionKind: string | undefined, what: string): string => {
+      switch (optionKind) {
+        case "allow": return `Allowed: ${what}`;
+        case "allow-always": return `Always allowed: ${what}`;
+        case "deny": return `Denied: ${what}`;
+        case "cancel": return `Cancelled: ${what}`;
+        default: return `Answered: ${what}`;
+      }
+    },
+  }),
+  menu: Object.freeze({
+    rename: "Rename",
+    save: "Save",
+    keepOpen: "Keep open",
+    closeQuestion: "Close this conversation?",
+    close: "Close",
+    title: "Title",
+  }),
+  asks: Object.freeze({
+    /** A held answer (202): Collie keeps it until the durable agent is back (D-5); it names the answer. */
+    held: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.`,
+    retry: "Retry",
+    sending: "Sending…",
+    showMoreReason: "Show more",
+    showLessReason: "Show less",
+    /** Under a form field that did not pass the check before sending. */
+    fieldRequired: "Fill this in to send.",
+    toggleRequired: "Turn this on to send.",
+    fieldTooLong: (limit: number) => `Keep it to ${limit} characters.`,
+    fieldUnknownOption: "Pick one of the options.",
+    /** A select list with nothing chosen yet. */
+    choose: "Choose…",
+  }),
+  filter: Object.freeze({
+    nothing: (hidden: number) =>
+      `Nothing needs you right now. ${STRINGS.showOnlyWhatNeedsYou} hides ${hidden === 1 ? "1 durable agent" : `${hidden} durable agents`}.`,
+    settings: "Change it in Settings",
+  }),
 } as const);

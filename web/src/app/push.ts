@@ -6,6 +6,7 @@
  * tests drive it with fakes: `pushManager.subscribe()` needs a real push service.
  */
 import type { Api } from "./api.ts";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** What the setting shows. */
 export type PushState = "unsupported" | "denied" | "off" | "on";
@@ -29,27 +30,7 @@ export interface PushEnv {
 /** The endpoint this device registered last, so a new subscription can name the one it replaces. */
 const ENDPOINT_KEY = "collie.pushEndpoint";
 
-export const PUSH_WORDS = Object.freeze({
-  label: "Push notifications",
-  off: "Get a notification when a durable agent needs your answer.",
-  on: "Asks that need you reach this device, even when Collie is closed.",
-  denied: "Notifications are blocked for Collie in this browser's settings.",
-  unsupported: "This browser cannot get push notifications here. On an iPhone, add Collie to the home screen first.",
-  noPush: "This Collie does not send push notifications.",
-  failed: (why: string) => `Push notifications could not be turned on: ${why}`,
-  /** The browser has no push service to subscribe with (e.g. a Chromium build without one). */
-  noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
-  /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
-  refused: "the browser refused. Try again in a moment.",
-  /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */
-  turningOn: "Turning push notifications on…",
-  turningOff: "Turning push notifications off…",
-  /** The one-time offer after pairing (issue 21: push was buried in Settings). */
-  offer: "Get a notification on this phone when a durable agent needs your answer?",
-  offerYes: "Turn on",
-  offerNo: "Not now",
-  offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
-});
+export const PUSH_WORDS = WORDS.push;
 
 /** The browser's own environment (navigator, Notification, localStorage). */
 export function browserPushEnv(api: PushEnv["api"]): PushEnv {

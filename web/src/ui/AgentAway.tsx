@@ -7,14 +7,10 @@
  */
 import { createContext, useContext } from "react";
 import type { AgentSummary } from "@colliepwa/shared";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** The words of the notes; listed in docs/decisions.md. */
-export const AWAY_WORDS = Object.freeze({
-  chat: "The durable agent cannot be reached right now. Answers and messages wait in Collie and reach it when it is back; Stop and the agent's buttons work again then.",
-  home: "The durable agent cannot be reached right now. Its conversations show as it last left them; answers and messages wait in Collie until it is back.",
-  /** A tool call that was running when the agent went away. */
-  toolLastSeen: "Last seen running",
-});
+export const AWAY_WORDS = WORDS.away;
 
 /** Whether the agent is away: Collie cannot reach it (not merely starting). */
 export const agentAway = (summary: AgentSummary | undefined): boolean => summary?.state === "unreachable";

@@ -5,13 +5,9 @@
  */
 import { usePhoneState } from "../app/react.ts";
 import { shortTime } from "../app/rules.ts";
+import { WORDS } from "@colliepwa/shared/strings";
 
-export const BANNER_WORDS = Object.freeze({
-  offline: "Collie cannot be reached. Reconnecting…",
-  reconnecting: "Reconnecting…",
-  /** What is drawn came from the phone's saved copy. */
-  saved: (time: string) => `Showing what this phone saved at ${time}. It may not be current.`,
-});
+export const BANNER_WORDS = WORDS.banner;
 
 export function ConnectionBanner() {
   const { status, loaded, cachedAt } = usePhoneState();

@@ -13,6 +13,7 @@ import { newRequestId, type PendingAction, type SendResult } from "../../app/out
 import { usePhone } from "../../app/react.ts";
 import { beltButtons, beltNote, beltNoteText, type BeltButton, type BeltNote } from "./belt.ts";
 import { Icon } from "./icons.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export interface BeltInput {
   agent: string;
@@ -90,7 +91,7 @@ export function Belt({ belt }: { belt: BeltState }) {
   return (
     <div className="belt-area">
       {noteText && <p className="belt-note" role="status">{noteText}</p>}
-      <div className="belt" role="toolbar" aria-label="Belt">
+      <div className="belt" role="toolbar" aria-label={WORDS.screen.belt}>
         {buttons.map((b) => (
           <button
             key={b.key}

@@ -30,6 +30,7 @@ import { usePinnedScroll } from "./scroll.ts";
 import { useNow } from "./useNow.ts";
 import { useOwnSends } from "./useOwnSends.ts";
 import "./chat.css";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export interface ChatProps {
   agent: string;
@@ -61,7 +62,7 @@ export function Chat({ agent, pane }: ChatProps) {
         </header>
         {state.loaded
           ? <ClosedNote agent={agent} />
-          : <p className="muted chat-loading">Loading…</p>}
+          : <p className="muted chat-loading">{WORDS.screen.loading}</p>}
       </main>
     );
   }
@@ -74,7 +75,7 @@ export function Chat({ agent, pane }: ChatProps) {
 }
 
 function BackLink({ agent }: { agent: string }) {
-  return <a className="icon-button back" href={href({ name: "home", agent })} aria-label="Back">‹</a>;
+  return <a className="icon-button back" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>;
 }
 
 function ClosedNote({ agent }: { agent: string }) {
@@ -205,8 +206,8 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
               Show earlier
             </button>
           )}
-          {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">Earlier messages are not kept here.</p>}
-          {!detail && <p className="muted chat-loading">Loading…</p>}
+          {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">{WORDS.screen.earlierNotKept}</p>}
+          {!detail && <p className="muted chat-loading">{WORDS.screen.loading}</p>}
           {rows.map(({ item, asks }, n) => (
             <div className="row-slot" key={item.id}>
               <ItemView item={item} today={today} showTime={asks.length > 0 || !sameTimeAsNext(item, rows[n + 1]?.item, today)} />

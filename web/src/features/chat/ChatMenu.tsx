@@ -11,16 +11,10 @@ import { actionPath } from "../../app/api.ts";
 import { newRequestId, type SendResult } from "../../app/outbox.ts";
 import { usePhone } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** The menu's own words (docs/decisions.md). */
-export const MENU_WORDS = Object.freeze({
-  rename: "Rename",
-  save: "Save",
-  keepOpen: "Keep open",
-  closeQuestion: "Close this conversation?",
-  close: "Close",
-  title: "Title",
-});
+export const MENU_WORDS = WORDS.menu;
 
 type Step = "menu" | "confirm-close" | "rename";
 
@@ -116,7 +110,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
 
   return (
     <div className="chat-menu" ref={root}>
-      <button type="button" className="icon-button" aria-label="Menu" aria-haspopup="menu" aria-expanded={open} onClick={toggle}>
+      <button type="button" className="icon-button" aria-label={WORDS.screen.menu} aria-haspopup="menu" aria-expanded={open} onClick={toggle}>
         ⋮
       </button>
       {open && (

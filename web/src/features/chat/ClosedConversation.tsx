@@ -16,6 +16,7 @@ import { ItemView } from "./ItemView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { loadProblem } from "./load-problem.ts";
 import "./chat.css";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export interface ClosedConversationProps {
   agent: string;
@@ -77,7 +78,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   return (
     <main className="screen chat chat-closed">
       <header className="topbar chat-header">
-        <a className="icon-button back" href={href({ name: "home", agent })} aria-label="Back">‹</a>
+        <a className="icon-button back" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>
         <div className="chat-title">
           <h1>
             <span className="chat-title-text">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
@@ -92,7 +93,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
               <ItemView item={item} today={today} />
             </div>
           ))}
-          {!loaded && loading && <p className="muted chat-loading">Loading…</p>}
+          {!loaded && loading && <p className="muted chat-loading">{WORDS.screen.loading}</p>}
           {problem && <p className="chat-problem" role="status">{problem}</p>}
           {next && (
             <button type="button" className="load-more" disabled={loading} onClick={() => void load(next)}>

@@ -8,6 +8,7 @@
  */
 import { useId, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** The phone API's limit for a send or steer text (shared/src/api.ts SendRequest). */
 export const MAX_SEND_CHARS = 16_384;
@@ -49,8 +50,8 @@ export function Composer({ text, onText, onSend, canSend, note, action = "send" 
       <textarea
         ref={box}
         className="composer-input"
-        aria-label="Message"
-        placeholder="Message"
+        aria-label={WORDS.screen.message}
+        placeholder={WORDS.screen.message}
         aria-describedby={note ? noteId : undefined}
         rows={1}
         maxLength={MAX_SEND_CHARS}

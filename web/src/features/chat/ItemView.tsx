@@ -10,6 +10,7 @@ import { shortTime } from "../../app/rules.ts";
 import { AWAY_WORDS, useAgentAway } from "../../ui/AgentAway.tsx";
 import { Cursor } from "./cursor.tsx";
 import { ExternalLink, Markdown, safeHref } from "./markdown.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** The words for a tool call's status (P-18). */
 export const TOOL_STATUS_WORDS: Readonly<Record<ToolStatus, string>> = {
@@ -41,7 +42,7 @@ function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
     case "user":
       // A line steered into a running turn says so: it is not a new message (P-22).
       body = item.steered
-        ? <div className="bubble bubble-own bubble-steered text"><span className="steered-label">Steered</span>{item.text}</div>
+        ? <div className="bubble bubble-own bubble-steered text"><span className="steered-label">{WORDS.screen.steered}</span>{item.text}</div>
         : <div className="bubble bubble-own text">{item.text}</div>;
       break;
     case "reply":
@@ -50,7 +51,7 @@ function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
     case "thinking":
       body = (
         <div className="thinking">
-          <span className="item-label">Thinking</span>
+          <span className="item-label">{WORDS.screen.thinking}</span>
           <div className="text">{item.text}{cursor}</div>
         </div>
       );

@@ -7,6 +7,7 @@
 import { STRINGS } from "@colliepwa/shared";
 import type { OwnLine } from "./own-lines.ts";
 import { CHAT_WORDS } from "./words.ts";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (requestId: string) => void }) {
   return (
@@ -29,7 +30,7 @@ export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (reques
 /** The small clock of a line on its way. */
 function Clock() {
   return (
-    <svg className="own-clock" data-clock="" viewBox="0 0 16 16" width="12" height="12" role="img" aria-label="Sending"
+    <svg className="own-clock" data-clock="" viewBox="0 0 16 16" width="12" height="12" role="img" aria-label={WORDS.screen.sending}
       fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
       <circle cx="8" cy="8" r="6.2" />
       <path d="M8 4.5V8l2.4 1.6" />
@@ -40,7 +41,7 @@ function Clock() {
 /** Three dots: the agent is working on your line (P-20). */
 export function WorkingDots() {
   return (
-    <div className="working-dots" data-dots="" role="status" aria-label="Working">
+    <div className="working-dots" data-dots="" role="status" aria-label={WORDS.screen.working}>
       <span /><span /><span />
     </div>
   );

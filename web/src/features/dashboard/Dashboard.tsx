@@ -11,13 +11,10 @@ import { agentLine2, agentRowRight, agentSections, agentTitle, type AgentSection
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
 import { PushOffer } from "./PushOffer.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 /** Said when "Show only what needs you" hides every agent (words in docs/decisions.md). */
-export const FILTER_WORDS = Object.freeze({
-  nothing: (hidden: number) =>
-    `Nothing needs you right now. ${STRINGS.showOnlyWhatNeedsYou} hides ${hidden === 1 ? "1 durable agent" : `${hidden} durable agents`}.`,
-  settings: "Change it in Settings",
-});
+export const FILTER_WORDS = WORDS.filter;
 
 export function Dashboard() {
   const state = usePhoneState();
@@ -35,14 +32,14 @@ export function Dashboard() {
   return (
     <main className="screen dashboard">
       <header className="topbar">
-        <h1>Collie</h1>
-        <a className="icon-button" href={href({ name: "settings" })} aria-label="Settings">⚙</a>
+        <h1>{WORDS.screen.collie}</h1>
+        <a className="icon-button" href={href({ name: "settings" })} aria-label={WORDS.screen.settings}>⚙</a>
       </header>
       <PushOffer />
       {sections.filter((s) => s.floats).map(draw)}
-      <section className="spaces" aria-label="Spaces">
-        {!state.loaded && <p className="muted">Connecting to Collie…</p>}
-        {state.loaded && agents.length === 0 && <p className="muted">No durable agents are attached. Add one to sources.json.</p>}
+      <section className="spaces" aria-label={WORDS.screen.spaces}>
+        {!state.loaded && <p className="muted">{WORDS.screen.connecting}</p>}
+        {state.loaded && agents.length === 0 && <p className="muted">{WORDS.screen.noAgents}</p>}
       </section>
       {sections.filter((s) => !s.floats).map(draw)}
     </main>

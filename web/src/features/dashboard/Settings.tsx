@@ -4,14 +4,15 @@ import { STRINGS } from "@colliepwa/shared";
 import { href } from "../../app/router.ts";
 import { readOnlyNeedsYou, writeOnlyNeedsYou } from "./settings.ts";
 import { PushSetting } from "./PushSetting.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export function Settings() {
   const [on, setOn] = useState(readOnlyNeedsYou);
   return (
     <main className="screen settings">
       <header className="topbar">
-        <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
-        <h1>Settings</h1>
+        <a className="icon-button" href={href({ name: "dashboard" })} aria-label={WORDS.screen.back}>‹</a>
+        <h1>{WORDS.screen.settings}</h1>
       </header>
       <label className="row toggle-row">
         <span>{STRINGS.showOnlyWhatNeedsYou}</span>

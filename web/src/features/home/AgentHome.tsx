@@ -18,6 +18,7 @@ import {
 } from "./home.ts";
 import { useHistory } from "./useHistory.ts";
 import "./home.css";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export function AgentHome({ agent }: { agent: string }) {
   const phone = usePhone();
@@ -39,11 +40,11 @@ export function AgentHome({ agent }: { agent: string }) {
     return (
       <main className="screen agent-home">
         <header className="topbar">
-          <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
+          <a className="icon-button" href={href({ name: "dashboard" })} aria-label={WORDS.screen.back}>‹</a>
           <h1>{agent}</h1>
         </header>
         <p className="muted">No durable agent named “{agent}” is attached to this Collie.</p>
-        <p><a href={href({ name: "dashboard" })}>Back to the dashboard</a></p>
+        <p><a href={href({ name: "dashboard" })}>{WORDS.screen.backToDashboard}</a></p>
       </main>
     );
   }
@@ -53,7 +54,7 @@ export function AgentHome({ agent }: { agent: string }) {
   return (
     <main className="screen agent-home">
       <header className="topbar">
-        <a className="icon-button" href={href({ name: "dashboard" })} aria-label="Back">‹</a>
+        <a className="icon-button" href={href({ name: "dashboard" })} aria-label={WORDS.screen.back}>‹</a>
         <h1>
           {summary ? agentTitle(summary) : agent} <ExperimentalBadge />
         </h1>
@@ -65,9 +66,9 @@ export function AgentHome({ agent }: { agent: string }) {
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
       {agentAway(summary) && <AwayNote text={AWAY_WORDS.home} />}
-      {!state.loaded && <p className="muted">Connecting to Collie…</p>}
+      {!state.loaded && <p className="muted">{WORDS.screen.connecting}</p>}
       {open.length > 0 && (
-        <ul className="rows home-open" aria-label="Open conversations">
+        <ul className="rows home-open" aria-label={WORDS.screen.openConversations}>
           {open.map((c) => <OpenRow key={c.id} c={c} now={now} />)}
         </ul>
       )}
@@ -79,7 +80,7 @@ export function AgentHome({ agent }: { agent: string }) {
         </div>
       )}
       {summary?.notShown !== undefined && summary.notShown > 0 && (
-        <p className="muted home-note" role="status">{STRINGS.notShown(summary.counts.open, summary.notShown)}</p>
+        <p className="muted home-note" role="status">{WORDS.screen.notShown(summary.counts.open, summary.notShown)}</p>
       )}
       {hasHistory && closed.length > 0 && (
         <section className="home-closed" aria-labelledby="home-closed-heading">
@@ -91,7 +92,7 @@ export function AgentHome({ agent }: { agent: string }) {
       )}
       {always.length > 0 && (
         <section className="home-always" aria-labelledby="home-always-heading">
-          <h2 id="home-always-heading">Always allowed</h2>
+          <h2 id="home-always-heading">{WORDS.screen.alwaysAllowed}</h2>
           <ul className="always-list">
             {always.map((t) => (
               <li key={t.tool} data-tool={t.tool}>

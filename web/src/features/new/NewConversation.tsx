@@ -14,6 +14,7 @@ import { openedPane, refusalReason } from "../home/home.ts";
 import { startersNote, startersOf } from "./new.ts";
 import "./new.css";
 import { Icon } from "../chat/icons.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 type Load = { kind: "loading" } | { kind: "list"; starters: Starter[] } | { kind: "note"; text: string };
 
@@ -54,7 +55,7 @@ export function NewConversation({ agent }: { agent: string }) {
 
   const header = (
     <header className="topbar">
-      <a className="icon-button" href={href({ name: "home", agent })} aria-label="Back">‹</a>
+      <a className="icon-button" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>
       <h1>{STRINGS.newConversation}</h1>
     </header>
   );
@@ -64,26 +65,26 @@ export function NewConversation({ agent }: { agent: string }) {
       <main className="screen new-conversation">
         {header}
         <p className="muted">No durable agent named “{agent}” is attached to this Collie.</p>
-        <p><a href={href({ name: "dashboard" })}>Back to the dashboard</a></p>
+        <p><a href={href({ name: "dashboard" })}>{WORDS.screen.backToDashboard}</a></p>
       </main>
     );
   }
 
   let body: ReactNode;
-  if (!state.loaded) body = <p className="muted">Connecting to Collie…</p>;
+  if (!state.loaded) body = <p className="muted">{WORDS.screen.connecting}</p>;
   else if (!offersStarters) body = <p className="muted new-empty">{STRINGS.noStarters}</p>;
-  else if (load.kind === "loading") body = <p className="muted" aria-busy="true">Loading…</p>;
+  else if (load.kind === "loading") body = <p className="muted" aria-busy="true">{WORDS.screen.loading}</p>;
   else if (load.kind === "note") {
     body = (
       <>
         <p className="muted new-note" role="status">{load.text}</p>
-        <button type="button" onClick={() => setAttempt((n) => n + 1)}>Try again</button>
+        <button type="button" onClick={() => setAttempt((n) => n + 1)}>{WORDS.screen.tryAgain}</button>
       </>
     );
   } else if (load.starters.length === 0) body = <p className="muted new-empty">{STRINGS.noStarters}</p>;
   else {
     body = (
-      <ul className="rows" aria-label="Starters">
+      <ul className="rows" aria-label={WORDS.screen.starters}>
         {load.starters.map((s) => <StarterRow key={s.id} agent={agent} starter={s} />)}
       </ul>
     );

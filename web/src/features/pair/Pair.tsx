@@ -7,6 +7,7 @@ import { Fragment, useState, type ReactNode } from "react";
 import { usePhone } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
 import { markPushOffer } from "../dashboard/PushOffer.tsx";
+import { WORDS } from "@colliepwa/shared/strings";
 
 export function Pair({ code }: { code: string | null }) {
   const phone = usePhone();
@@ -18,7 +19,7 @@ export function Pair({ code }: { code: string | null }) {
   return (
     <main className="screen pair">
       <header className="topbar">
-        <h1>Pair this phone</h1>
+        <h1>{WORDS.pair.title}</h1>
       </header>
       <form
         className="pair-form"
@@ -37,20 +38,20 @@ export function Pair({ code }: { code: string | null }) {
         }}
       >
         {code ? (
-          <p>Collie answers your durable agents' questions from this phone. Pair it to continue.</p>
+          <p>{WORDS.pair.intro}</p>
         ) : (
           <>
-            <p>This phone is not paired with Collie.</p>
-            <p>On the machine that runs Collie, run <code>collie pair</code> and open the link it prints (or scan its QR code) on this phone, or type the code it prints here.</p>
+            <p>{WORDS.pair.notPaired}</p>
+            <p>{WORDS.pair.onTheMachine}<code>collie pair</code> and open the link it prints (or scan its QR code) on this phone, or type the code it prints here.</p>
             <label>
-              <span>Pairing code</span>
-              <input value={typed} maxLength={32} placeholder="K7F3-Q2ZP" autoCapitalize="characters" autoComplete="off" spellCheck={false}
+              <span>{WORDS.pair.code}</span>
+              <input value={typed} maxLength={32} placeholder={WORDS.pair.codeExample} autoCapitalize="characters" autoComplete="off" spellCheck={false}
                 onChange={(e) => setTyped(e.target.value)} />
             </label>
           </>
         )}
         <label>
-          <span>Name of this phone</span>
+          <span>{WORDS.pair.name}</span>
           <input value={name} maxLength={64} onChange={(e) => setName(e.target.value)} />
         </label>
         <button type="submit" disabled={busy || !use}>Pair</button>
