@@ -3,3 +3,4 @@ export { STRINGS, WORDS } from "./strings.ts";
 export * from "./api.ts";
 export { compareConversations, isWaiting } from "./order.ts";
 export { answerOutcome, ANSWER_CODES, type AnswerOutcome, type OutcomeView, type TapReply } from "./outcomes.ts";
+export { PHONE_ROUTES, phonePath, type PhoneRouteName, type PhoneRouteParams } from "./phone-routes.ts";

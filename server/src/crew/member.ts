@@ -9,6 +9,7 @@
  */
 import WebSocket from "ws";
 import type { AgentState, AgentSummary, Conversation, LiveMessage } from "@colliepwa/shared";
+import { PHONE_ROUTES } from "@colliepwa/shared";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { AgentClient, AgentUnreachable, type AgentReply } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
@@ -166,7 +167,7 @@ export class CrewMember {
 
   /** Follows the member's live WebSocket until it closes. */
   #follow(onProgress: () => void): Promise<void> {
-    const url = new URL("/api/live", this.source.url);
+    const url = new URL(PHONE_ROUTES.live.path, this.source.url);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(url, {
       headers: { authorization: `Bearer ${this.source.token}` },

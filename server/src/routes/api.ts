@@ -20,6 +20,7 @@ import { auditName, type Device } from "../security/devices.ts";
 import { memberPath, type Crew } from "../crew/crew.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
+import { PHONE_ROUTES } from "@colliepwa/shared";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -63,9 +64,9 @@ type AgentParams = { agent: string };
 type PaneParams = AgentParams & { pane: string };
 
 export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get("/api/health", PUBLIC, async () => ({ ok: true }));
-  app.get("/api/snapshot", DEVICE, async () => snapshot(deps));
-  app.get("/api/agents", DEVICE, async () => ({ agents: snapshot(deps).agents }));
+  app.get(PHONE_ROUTES.health.path, PUBLIC, async () => ({ ok: true }));
+  app.get(PHONE_ROUTES.snapshot.path, DEVICE, async () => snapshot(deps));
+  app.get(PHONE_ROUTES.agents.path, DEVICE, async () => ({ agents: snapshot(deps).agents }));
 
   // A crew member's agent (C-1) is read through the member's own phone API.
   const crewRead = async (req: { params: unknown; url: string; routeOptions: { url?: string } }) => {
@@ -75,7 +76,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params as Record<string, string>, own.agent, req.url));
   };
 
-  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/conversations", DEVICE, async (req, reply) => {
+  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.conversations.path, DEVICE, async (req, reply) => {
     const offset = req.query.after === undefined ? 0 : Number(req.query.after);
     const limit = req.query.limit === undefined ? SNAPSHOT_CONVERSATIONS_PER_AGENT : Number(req.query.limit);
     if (!Number.isSafeInteger(offset) || offset < 0) return sendError(reply, "bad-request", "after must be a cursor from the previous page.");
@@ -94,7 +95,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return body;
   });
 
-  app.get<{ Params: PaneParams }>("/api/agents/:agent/panes/:pane", DEVICE, async (req, reply) => {
+  app.get<{ Params: PaneParams }>(PHONE_ROUTES.pane.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) {
       const detail = viaCrew.body as { conversation?: { agent?: string } };
@@ -108,7 +109,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
   });
 
-  app.get<{ Params: AgentParams }>("/api/agents/:agent/always-allowed", DEVICE, async (req, reply) => {
+  app.get<{ Params: AgentParams }>(PHONE_ROUTES.alwaysAllowed.path, DEVICE, async (req, reply) => {
     if (!deps.agents.get(req.params.agent)) return sendError(reply, "unknown-agent", "No such durable agent.");
     return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
@@ -122,20 +123,20 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     if (q.limit) s.set("limit", q.limit);
     return s.size ? `?${s}` : "";
   };
-  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history", DEVICE, async (req, reply) => {
+  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.history.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), (b) => cleanRawHistoryPage(b, deps.mask), parseHistoryPage);
     const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
     return reply.code(r.status).send(body);
   });
-  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>("/api/agents/:agent/history/:session/items", DEVICE, async (req, reply) => {
+  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.historyItems.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), cleanRawHistoryItemsPage, parseHistoryItemsPage);
     return reply.code(r.status).send(r.body);
   });
-  app.get<{ Params: AgentParams }>("/api/agents/:agent/starters", DEVICE, async (req, reply) => {
+  app.get<{ Params: AgentParams }>(PHONE_ROUTES.starters.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
     const r = await readThrough(req.params.agent, "starters", {}, "", cleanRawStartersPage, parseStartersPage);
@@ -179,15 +180,15 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       return reply.code(outcome.status).send(outcome.body);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
-  app.post("/api/agents/:agent/panes/:pane/asks/:ask/answer", { ...DEVICE, schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
-  app.post("/api/agents/:agent/panes/:pane/send", { ...DEVICE, schema: { body: SendRequest } }, forward("send", pane));
-  app.post("/api/agents/:agent/panes/:pane/steer", { ...DEVICE, schema: { body: SteerRequest } }, forward("steer", pane));
-  app.post("/api/agents/:agent/panes/:pane/stop", { ...DEVICE, schema: { body: TurnRequest } }, forward("stop", pane));
-  app.post("/api/agents/:agent/panes/:pane/actions/:action", { ...DEVICE, schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
-  app.post("/api/agents/:agent/rename", { ...DEVICE, schema: { body: RenameRequest } }, forward("rename", () => ({})));
-  app.post("/api/agents/:agent/close", { ...DEVICE, schema: { body: TargetRequest } }, forward("close", () => ({})));
-  app.post("/api/agents/:agent/reopen", { ...DEVICE, schema: { body: TargetRequest } }, forward("reopen", () => ({})));
-  app.post("/api/agents/:agent/starters/:starter", { ...DEVICE, schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
+  app.post(PHONE_ROUTES.answer.path, { ...DEVICE, schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
+  app.post(PHONE_ROUTES.send.path, { ...DEVICE, schema: { body: SendRequest } }, forward("send", pane));
+  app.post(PHONE_ROUTES.steer.path, { ...DEVICE, schema: { body: SteerRequest } }, forward("steer", pane));
+  app.post(PHONE_ROUTES.stop.path, { ...DEVICE, schema: { body: TurnRequest } }, forward("stop", pane));
+  app.post(PHONE_ROUTES.action.path, { ...DEVICE, schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
+  app.post(PHONE_ROUTES.rename.path, { ...DEVICE, schema: { body: RenameRequest } }, forward("rename", () => ({})));
+  app.post(PHONE_ROUTES.close.path, { ...DEVICE, schema: { body: TargetRequest } }, forward("close", () => ({})));
+  app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, schema: { body: TargetRequest } }, forward("reopen", () => ({})));
+  app.post(PHONE_ROUTES.starter.path, { ...DEVICE, schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
 }
 
 /** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */

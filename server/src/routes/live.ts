@@ -12,6 +12,7 @@ import type { LiveClient } from "../agents/live.ts";
 import { snapshot, type ApiDeps } from "./api.ts";
 import { DEVICE_UPGRADE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
+import { PHONE_ROUTES } from "@colliepwa/shared";
 
 const checkClientMessage = Compile(ClientMessage);
 const MAX_WATCHED = 64;
@@ -19,7 +20,7 @@ const MAX_WATCHED = 64;
 export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   app.route<{ Querystring: { since?: string } }>({
     method: "GET",
-    url: "/api/live",
+    url: PHONE_ROUTES.live.path,
     ...DEVICE_UPGRADE,
     // A plain GET (no upgrade) answers in the API's own shape, not with an empty 404.
     handler: (_req, reply) => sendError(reply, "not-found", "This is Collie's WebSocket; connect with an upgrade."),

@@ -15,11 +15,12 @@ import type { PushService } from "../push/push.ts";
 import { SubscriptionError } from "../push/subscriptions.ts";
 import { DEVICE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
+import { PHONE_ROUTES } from "@colliepwa/shared";
 
 export async function pushRoutes(app: FastifyInstance, push: PushService): Promise<void> {
-  app.get("/api/push/key", DEVICE, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
+  app.get(PHONE_ROUTES.pushKey.path, DEVICE, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
 
-  app.post<{ Body: PushSubscribeRequest }>("/api/push/subscriptions", { ...DEVICE, schema: { body: PushSubscribeRequest } }, async (req, reply) => {
+  app.post<{ Body: PushSubscribeRequest }>(PHONE_ROUTES.pushSubscribe.path, { ...DEVICE, schema: { body: PushSubscribeRequest } }, async (req, reply) => {
     try {
       // The gate let only a paired device through (DEVICE): the subscription is that device's.
       const r = push.register(req.body.subscription, { device: req.device!.id, replaces: req.body.replaces });
@@ -31,7 +32,7 @@ export async function pushRoutes(app: FastifyInstance, push: PushService): Promi
     }
   });
 
-  app.delete<{ Body: PushUnsubscribeRequest }>("/api/push/subscriptions", { ...DEVICE, schema: { body: PushUnsubscribeRequest } }, async (req) => {
+  app.delete<{ Body: PushUnsubscribeRequest }>(PHONE_ROUTES.pushUnsubscribe.path, { ...DEVICE, schema: { body: PushUnsubscribeRequest } }, async (req) => {
     const body: PushUnsubscribeReply = { removed: push.unregister(req.body.endpoint) };
     return body;
   });

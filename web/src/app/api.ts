@@ -5,6 +5,7 @@
  */
 import type { AlwaysAllowedPage, ConversationsPage, PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
 import type { HistoryItemsPage, HistoryPage, StartersPage } from "@colliepwa/durable-sdk/wire";
+import { phonePath } from "@colliepwa/shared/routes";
 
 export class NetworkError extends Error {
   override name = "NetworkError";
@@ -14,8 +15,6 @@ export interface Reply<T = Record<string, unknown>> {
   status: number;
   body: T;
 }
-
-const enc = encodeURIComponent;
 
 export class Api {
   readonly #base: string;
@@ -52,34 +51,34 @@ export class Api {
 
   /** Whether this device is paired (X-1): 200 when it is, 401 `unpaired` when not. */
   me(): Promise<Reply<{ paired?: boolean; error?: string }>> {
-    return this.#call("GET", "/api/me");
+    return this.#call("GET", phonePath("me", {}));
   }
   /** Trades a one-time pairing code for this device's pairing (an HttpOnly cookie). */
   pair(code: string, name: string): Promise<Reply<{ paired?: boolean; error?: string; message?: string }>> {
-    return this.#call("POST", "/api/pair", { code, name });
+    return this.#call("POST", phonePath("pair", {}), { code, name });
   }
   snapshot(): Promise<Reply<Snapshot>> {
-    return this.#call("GET", "/api/snapshot");
+    return this.#call("GET", phonePath("snapshot", {}));
   }
   /** A further page of an agent's open conversations (the snapshot holds the first). */
   conversations(agent: string, q: { after?: string; limit?: number } = {}): Promise<Reply<ConversationsPage>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/conversations${query(q)}`);
+    return this.#call("GET", phonePath("conversations", { agent }, q));
   }
   pane(agent: string, pane: string): Promise<Reply<PaneDetail>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/panes/${enc(pane)}`);
+    return this.#call("GET", phonePath("pane", { agent, pane }));
   }
   history(agent: string, q: { after?: string; limit?: number } = {}): Promise<Reply<HistoryPage>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/history${query(q)}`);
+    return this.#call("GET", phonePath("history", { agent }, q));
   }
   historyItems(agent: string, session: string, q: { after?: string; limit?: number } = {}): Promise<Reply<HistoryItemsPage>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/history/${enc(session)}/items${query(q)}`);
+    return this.#call("GET", phonePath("historyItems", { agent, session }, q));
   }
   /** The tools a phone answered `Always allow` for (the agent's home lists them). */
   alwaysAllowed(agent: string): Promise<Reply<AlwaysAllowedPage>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/always-allowed`);
+    return this.#call("GET", phonePath("alwaysAllowed", { agent }));
   }
   starters(agent: string): Promise<Reply<StartersPage>> {
-    return this.#call("GET", `/api/agents/${enc(agent)}/starters`);
+    return this.#call("GET", phonePath("starters", { agent }));
   }
   /** A phone action (P-14): the body carries the request id. */
   post(path: string, body: { requestId: string } & Record<string, unknown>): Promise<Reply> {
@@ -87,32 +86,25 @@ export class Api {
   }
   /** Push opt-in (P-27, docs/push.md): the VAPID key, then this device's subscription. */
   pushKey(): Promise<Reply<PushKeyReply>> {
-    return this.#call("GET", "/api/push/key");
+    return this.#call("GET", phonePath("pushKey", {}));
   }
   pushSubscribe(body: PushSubscribeRequest): Promise<Reply<PushSubscribeReply>> {
-    return this.#call("POST", "/api/push/subscriptions", body);
+    return this.#call("POST", phonePath("pushSubscribe", {}), body);
   }
   pushUnsubscribe(endpoint: string): Promise<Reply<PushUnsubscribeReply>> {
-    return this.#call("DELETE", "/api/push/subscriptions", { endpoint });
+    return this.#call("DELETE", phonePath("pushUnsubscribe", {}), { endpoint });
   }
 }
 
-function query(q: { after?: string; limit?: number }): string {
-  const s = new URLSearchParams();
-  if (q.after) s.set("after", q.after);
-  if (q.limit) s.set("limit", String(q.limit));
-  return s.size ? `?${s}` : "";
-}
-
-/** Paths of the phone actions (docs/phone-api.md). */
+/** Paths of the phone actions (docs/phone-api.md), from the one route table (shared phone-routes.ts). */
 export const actionPath = {
-  answer: (agent: string, pane: string, ask: string) => `/api/agents/${enc(agent)}/panes/${enc(pane)}/asks/${enc(ask)}/answer`,
-  send: (agent: string, pane: string) => `/api/agents/${enc(agent)}/panes/${enc(pane)}/send`,
-  steer: (agent: string, pane: string) => `/api/agents/${enc(agent)}/panes/${enc(pane)}/steer`,
-  stop: (agent: string, pane: string) => `/api/agents/${enc(agent)}/panes/${enc(pane)}/stop`,
-  action: (agent: string, pane: string, action: string) => `/api/agents/${enc(agent)}/panes/${enc(pane)}/actions/${enc(action)}`,
-  rename: (agent: string) => `/api/agents/${enc(agent)}/rename`,
-  close: (agent: string) => `/api/agents/${enc(agent)}/close`,
-  reopen: (agent: string) => `/api/agents/${enc(agent)}/reopen`,
-  starter: (agent: string, starter: string) => `/api/agents/${enc(agent)}/starters/${enc(starter)}`,
+  answer: (agent: string, pane: string, ask: string) => phonePath("answer", { agent, pane, ask }),
+  send: (agent: string, pane: string) => phonePath("send", { agent, pane }),
+  steer: (agent: string, pane: string) => phonePath("steer", { agent, pane }),
+  stop: (agent: string, pane: string) => phonePath("stop", { agent, pane }),
+  action: (agent: string, pane: string, action: string) => phonePath("action", { agent, pane, action }),
+  rename: (agent: string) => phonePath("rename", { agent }),
+  close: (agent: string) => phonePath("close", { agent }),
+  reopen: (agent: string) => phonePath("reopen", { agent }),
+  starter: (agent: string, starter: string) => phonePath("starter", { agent, starter }),
 };

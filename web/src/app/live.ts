@@ -4,6 +4,7 @@
  * reload. Plain class, no React.
  */
 import type { LiveMessage } from "@colliepwa/shared";
+import { phonePath } from "@colliepwa/shared/routes";
 
 export const RECONNECT_DELAYS_MS: readonly number[] = [300, 1000, 2000, 5000, 10_000];
 
@@ -100,5 +101,5 @@ export class LiveConnection {
 /** The WebSocket URL on this page's origin. */
 export function liveUrl(since: number | null): string {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${proto}//${location.host}/api/live${since === null ? "" : `?since=${since}`}`;
+  return `${proto}//${location.host}${phonePath("live", {}, { since: since ?? undefined })}`;
 }
