@@ -182,8 +182,9 @@ async function revoke(args: Args, id: string | undefined): Promise<number> {
 
 /** `collie crew invite`: a one-time invite a lead Collie redeems with `collie crew join` (C-1). */
 async function crewInvite(args: Args): Promise<number> {
-  const { invite } = (await admin(args, "POST", "/crew-invites")) as { invite: string; expiresAt: number };
-  const url = (flag(args, "url") ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, "");
+  const { invite, origin: running } = (await admin(args, "POST", "/crew-invites")) as { invite: string; expiresAt: number; origin?: string | null };
+  // --url (the member's front door), else where the running member says it listens.
+  const url = (flag(args, "url") ?? running ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, "");
   if (args.flags.has("json")) {
     console.log(JSON.stringify({ url, invite }));
     return 0;

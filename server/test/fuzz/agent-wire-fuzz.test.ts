@@ -324,12 +324,14 @@ describe("the daemon under a hostile agent (L-2)", () => {
       return json(goodPage);
     };
     d.daemon.agents.get("reader")!.retryNow();
-    const expected = ((goodPage.layout as { panes: { id: string; title: string }[] }).panes).map((p) => p.id).sort();
+    // Ids and titles: a fuzz page still in flight may name the same pane ids (hp0, hp1 …), so the
+    // ids alone could match before the good page is applied.
+    const expected = ((goodPage.layout as { panes: { id: string; title: string }[] }).panes).map((p) => `${p.id} ${p.title}`).sort();
     await until(async () => {
       const snap = await d.snapshot();
       const row = snap.agents.find((a) => a.name === "reader");
-      const ids = snap.conversations.filter((c) => c.agent === "reader").map((c) => c.id).sort();
-      return row?.state === "ready" && JSON.stringify(ids) === JSON.stringify(expected);
+      const shown = snap.conversations.filter((c) => c.agent === "reader").map((c) => `${c.id} ${c.title}`).sort();
+      return row?.state === "ready" && JSON.stringify(shown) === JSON.stringify(expected);
     }, "the reader shows exactly its good page");
     const snap = await d.snapshot();
     for (const v of goodPage.views as { pane: { id: string; title: string }; items: { id: string }[] }[]) {
