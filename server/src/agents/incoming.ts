@@ -29,16 +29,23 @@ interface FixOptions {
   mask?: Mask;
 }
 
+// Shared, not written per call: every text of every events page passes here (issue 18, the
+// garbage a daemon makes under streaming load).
+const NO_OPTIONS: FixOptions = Object.freeze({});
+const SINGLE_LINE: FixOptions = Object.freeze({ singleLine: true });
+const SINGLE_LINE_CHARS: FixOptions = Object.freeze({ singleLine: true, chars: true });
+
+const clean = (text: string, max: number, opts: FixOptions) => (opts.chars ? cleanChars(text, max, opts) : cleanText(text, max, opts));
+
 /** Cleans `o[key]` in place when it is a string; returns true when it changed. */
-function fix(o: Raw, key: string, max: number, opts: FixOptions = {}): boolean {
+function fix(o: Raw, key: string, max: number, opts: FixOptions = NO_OPTIONS): boolean {
   const v = o[key];
   if (typeof v !== "string") return false;
-  const clean = (text: string) => (opts.chars ? cleanChars(text, max, opts) : cleanText(text, max, opts));
-  let r = clean(v);
+  let r = clean(v, max, opts);
   if (r.changed && opts.mask && opts.mask !== noMask) {
-    const whole = opts.chars ? cleanChars(v, Number.MAX_SAFE_INTEGER, opts).text : cleanText(v, Number.MAX_SAFE_INTEGER, opts).text;
+    const whole = clean(v, Number.MAX_SAFE_INTEGER, opts).text;
     // A cut happened: cut the masked whole text instead.
-    if (whole !== r.text) r = { text: clean(opts.mask(whole)).text, changed: true };
+    if (whole !== r.text) r = { text: clean(opts.mask(whole), max, opts).text, changed: true };
   }
   if (!r.changed) return false;
   o[key] = r.text;
@@ -50,9 +57,9 @@ export function cleanRawItem(item: unknown): void {
   let changed = false;
   changed = fix(item, "text", item.kind === "user" ? LIMITS.userTextBytes : LIMITS.itemTextBytes) || changed;
   changed = fix(item, "output", LIMITS.toolOutputBytes) || changed;
-  changed = fix(item, "call", LIMITS.toolCallBytes, { singleLine: true }) || changed;
-  changed = fix(item, "name", LIMITS.toolNameBytes, { singleLine: true }) || changed;
-  changed = fix(item, "label", LIMITS.linkLabelBytes, { singleLine: true }) || changed;
+  changed = fix(item, "call", LIMITS.toolCallBytes, SINGLE_LINE) || changed;
+  changed = fix(item, "name", LIMITS.toolNameBytes, SINGLE_LINE) || changed;
+  changed = fix(item, "label", LIMITS.linkLabelBytes, SINGLE_LINE) || changed;
   if (changed) item.textShortened = true;
 }
 
@@ -61,10 +68,10 @@ export function cleanRawAsk(ask: unknown, mask: Mask = noMask): void {
   let changed = false;
   changed = fix(ask, "title", LIMITS.askTitleBytes, { singleLine: true, mask }) || changed;
   changed = fix(ask, "reason", LIMITS.askReasonBytes) || changed;
-  changed = fix(ask, "placeholder", LIMITS.optionLabelBytes, { singleLine: true }) || changed;
+  changed = fix(ask, "placeholder", LIMITS.optionLabelBytes, SINGLE_LINE) || changed;
   if (isObj(ask.tool)) {
-    changed = fix(ask.tool, "name", LIMITS.toolNameBytes, { singleLine: true }) || changed;
-    changed = fix(ask.tool, "call", LIMITS.toolCallBytes, { singleLine: true }) || changed;
+    changed = fix(ask.tool, "name", LIMITS.toolNameBytes, SINGLE_LINE) || changed;
+    changed = fix(ask.tool, "call", LIMITS.toolCallBytes, SINGLE_LINE) || changed;
   }
   if (isObj(ask.push)) {
     fix(ask.push, "title", LIMITS.pushTitleChars, { singleLine: true, chars: true, mask });
@@ -74,11 +81,11 @@ export function cleanRawAsk(ask: unknown, mask: Mask = noMask): void {
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
       if (!isObj(entry)) continue;
-      changed = fix(entry, "label", LIMITS.optionLabelBytes, { singleLine: true }) || changed;
+      changed = fix(entry, "label", LIMITS.optionLabelBytes, SINGLE_LINE) || changed;
       changed = fix(entry, "description", LIMITS.askReasonBytes) || changed;
-      changed = fix(entry, "placeholder", LIMITS.optionLabelBytes, { singleLine: true }) || changed;
+      changed = fix(entry, "placeholder", LIMITS.optionLabelBytes, SINGLE_LINE) || changed;
       if (Array.isArray(entry.options)) {
-        for (const o of entry.options) if (isObj(o)) changed = fix(o, "label", LIMITS.optionLabelBytes, { singleLine: true }) || changed;
+        for (const o of entry.options) if (isObj(o)) changed = fix(o, "label", LIMITS.optionLabelBytes, SINGLE_LINE) || changed;
       }
     }
   }
@@ -89,10 +96,10 @@ export function cleanRawSummary(summary: unknown, mask: Mask = noMask): void {
   if (!isObj(summary)) return;
   fix(summary, "title", LIMITS.titleBytes, { singleLine: true, mask });
   fix(summary, "subtitle", LIMITS.subtitleBytes, { singleLine: true, mask });
-  fix(summary, "harness", LIMITS.harnessBytes, { singleLine: true });
-  fix(summary, "badge", LIMITS.badgeChars, { singleLine: true, chars: true });
+  fix(summary, "harness", LIMITS.harnessBytes, SINGLE_LINE);
+  fix(summary, "badge", LIMITS.badgeChars, SINGLE_LINE_CHARS);
   if (isObj(summary.progress)) fix(summary.progress, "label", LIMITS.titleBytes, { singleLine: true, mask });
-  if (Array.isArray(summary.actions)) for (const a of summary.actions) if (isObj(a)) fix(a, "label", LIMITS.actionLabelChars, { singleLine: true, chars: true });
+  if (Array.isArray(summary.actions)) for (const a of summary.actions) if (isObj(a)) fix(a, "label", LIMITS.actionLabelChars, SINGLE_LINE_CHARS);
 }
 
 function cleanRawView(view: unknown, mask: Mask = noMask): void {
@@ -106,10 +113,10 @@ function cleanRawView(view: unknown, mask: Mask = noMask): void {
 export function cleanRawHello(hello: unknown, mask: Mask = noMask): void {
   if (!isObj(hello)) return;
   fix(hello, "name", LIMITS.titleBytes, { singleLine: true, mask });
-  fix(hello, "runtime", 64, { singleLine: true });
+  fix(hello, "runtime", 64, SINGLE_LINE);
   if (isObj(hello.sdk)) {
-    fix(hello.sdk, "name", 128, { singleLine: true });
-    fix(hello.sdk, "version", 64, { singleLine: true });
+    fix(hello.sdk, "name", 128, SINGLE_LINE);
+    fix(hello.sdk, "version", 64, SINGLE_LINE);
   }
 }
 
@@ -120,7 +127,7 @@ export function cleanRawEventsPage(page: unknown, mask: Mask = noMask): void {
     if (Array.isArray(page.layout.panes)) for (const pane of page.layout.panes) cleanRawSummary(pane, mask);
     for (const key of ["workspaces", "tabs"]) {
       const list = page.layout[key];
-      if (Array.isArray(list)) for (const e of list) if (isObj(e)) fix(e, "title", LIMITS.titleBytes, { singleLine: true });
+      if (Array.isArray(list)) for (const e of list) if (isObj(e)) fix(e, "title", LIMITS.titleBytes, SINGLE_LINE);
     }
   }
   if (Array.isArray(page.views)) for (const view of page.views) cleanRawView(view, mask);
@@ -130,7 +137,7 @@ export function cleanRawEventsPage(page: unknown, mask: Mask = noMask): void {
       if (e.type === "item") cleanRawItem(e.item);
       else if (e.type === "ask") cleanRawAsk(e.ask, mask);
       else if (e.type === "state") cleanRawSummary(e.summary, mask);
-      else if (e.type === "ask-closed") fix(e, "title", LIMITS.askTitleBytes, { singleLine: true });
+      else if (e.type === "ask-closed") fix(e, "title", LIMITS.askTitleBytes, SINGLE_LINE);
     }
   }
 }
@@ -159,7 +166,7 @@ export function cleanRawStartersPage(page: unknown): void {
   if (!isObj(page) || !Array.isArray(page.starters)) return;
   for (const starter of page.starters) {
     if (!isObj(starter)) continue;
-    fix(starter, "title", LIMITS.titleBytes, { singleLine: true });
-    fix(starter, "subtitle", LIMITS.subtitleBytes, { singleLine: true });
+    fix(starter, "title", LIMITS.titleBytes, SINGLE_LINE);
+    fix(starter, "subtitle", LIMITS.subtitleBytes, SINGLE_LINE);
   }
 }
