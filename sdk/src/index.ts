@@ -13,6 +13,7 @@ export { openCollie, Collie, defaultSocketPath, SOCKET_ENV, type OpenCollieOptio
 export { createCore, DurableCore } from "./core/core.ts";
 export { AskClosed, Pane, Tab, Workspace } from "./core/layout.ts";
 export { Refusal } from "./core/hooks.ts";
+export { BodyTooLarge } from "./core/request.ts";
 export { MemoryReceiptStore } from "./core/receipts.ts";
 export { SqliteReceiptStore } from "./core/sqlite-receipts.ts";
 export { askIdFor } from "./core/ids.ts";

@@ -4,6 +4,7 @@
  * pane's tail (event-log.ts), so Collie learns it without polling.
  */
 import { LIMITS, PARTIAL_INTERVAL_MS } from "../wire/constants.ts";
+import type { WireErrorCode } from "../wire/errors.ts";
 import { assertId, cleanText } from "../wire/rules.ts";
 import type {
   Action, Answer, Ask, DecidedBy, KnownAsk, Item, PaneState, PaneSummary, PaneView, Progress, TabSummary,
@@ -420,7 +421,7 @@ export class Pane {
   }
 
   /** @internal accepts an answer from the phone; returns the wire error code when it is not taken. */
-  answer(askId: string, revision: string, answer: Answer): { ok: true; decidedAt: string } | { ok: false; code: string; message: string; extra?: Record<string, unknown> } {
+  answer(askId: string, revision: string, answer: Answer): { ok: true; decidedAt: string } | { ok: false; code: WireErrorCode; message: string; extra?: Record<string, unknown> } {
     const open = this.#asks.get(askId);
     if (!open) {
       const closed = this.#closedAsks.get(askId);

@@ -20,6 +20,11 @@ export type ReceiptLookup = ReceiptRecord | "dropped" | undefined;
 export interface ReceiptStore {
   get(requestId: string): ReceiptLookup | Promise<ReceiptLookup>;
   put(requestId: string, record: ReceiptRecord, group: string): void | Promise<void>;
+  /**
+   * Optional: forgets a whole group when the phone closes its pane, remembering its ids as
+   * dropped (a replay then answers receipt-dropped). A store without it keeps them until evicted.
+   */
+  dropGroup?(group: string): void;
 }
 
 /**

@@ -1,22 +1,36 @@
 /**
  * A fake Collie/phone for agent authors' own tests (S-2 `./testing`): it speaks the real durable
- * wire over the real socket (or https with a token), reads the layout and panes, waits for asks,
- * and sends every phone action with a request id, so replays can be tested too.
+ * wire, reads the layout and panes, waits for asks, and sends every phone action with a request
+ * id, so replays can be tested too. It connects over the real socket (or https with a token), or
+ * in memory: `connectPhone({core})` calls `core.request()` directly, with no socket, for tests of
+ * what the agent does rather than of how it is reached.
  */
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { WireReply, WireRequest } from "../core/request.ts";
 import { COLLIE_WIRE_HEADER, WIRE_VERSION, WIRE_VERSIONS, wirePrefix } from "../wire/constants.ts";
 import { routePath, type RouteName } from "../wire/routes.ts";
 import type {
   Answer, Ask, EventsPage, Hello, HistoryItemsPage, HistoryPage, Layout, PaneViewPage, StartersPage, Target,
 } from "../wire/types.ts";
 
+/** What the in-memory connection calls: a `DurableCore` (or anything with its `request()`). */
+export interface WireEndpoint {
+  request(req: WireRequest): Promise<WireReply>;
+}
+
 /**
  * Where the fake phone connects: a socket path, or an https/http URL with a token. A socket may
- * carry a token too, for a `createCore` handler an agent mounts on a socket of its own.
+ * carry a token too, for a `createCore` handler an agent mounts on a socket of its own. `{core}`
+ * connects in memory: each request is a `core.request()` call, its reply passed through JSON as
+ * it would be on the wire.
  */
-export type PhoneTarget = string | { socket: string; token?: string } | { url: string; token?: string; ca?: string | Buffer };
+export type PhoneTarget =
+  | string
+  | { socket: string; token?: string }
+  | { url: string; token?: string; ca?: string | Buffer }
+  | { core: WireEndpoint; token?: string };
 
 /** The reply to a request: HTTP status and parsed JSON body. */
 export interface PhoneReply<T = Record<string, unknown>> {
@@ -29,37 +43,27 @@ export interface WriteOptions {
   requestId?: string;
 }
 
-export class FakePhone {
-  readonly #target: { socket: string; token?: string } | { url: URL; token?: string; ca?: string | Buffer };
-  readonly #agent: HttpAgent;
-  /** Sent as `Collie-Wire`; change it to test a version mismatch. */
-  collieWire: string = WIRE_VERSIONS.join(", ");
-  #cursor: string | undefined;
+/** How a request reaches the agent: as the JSON text the agent answered. */
+interface Connection {
+  send(method: string, path: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; text: string }>;
+  close(): void;
+}
 
-  constructor(target: PhoneTarget) {
-    if (typeof target === "string") this.#target = { socket: target };
-    else if ("socket" in target) this.#target = { socket: target.socket, ...(target.token ? { token: target.token } : {}) };
-    else this.#target = { url: new URL(target.url), ...(target.token ? { token: target.token } : {}), ...(target.ca ? { ca: target.ca } : {}) };
-    this.#agent = "url" in this.#target && this.#target.url.protocol === "https:"
-      ? new HttpsAgent({ keepAlive: true, ...(this.#target.ca ? { ca: this.#target.ca } : {}) })
+/** Over `node:http` / `node:https`: a Unix socket, or a URL. */
+class SocketConnection implements Connection {
+  readonly #target: { socket: string } | { url: URL; ca?: string | Buffer };
+  readonly #agent: HttpAgent;
+
+  constructor(target: { socket: string } | { url: URL; ca?: string | Buffer }) {
+    this.#target = target;
+    this.#agent = "url" in target && target.url.protocol === "https:"
+      ? new HttpsAgent({ keepAlive: true, ...(target.ca ? { ca: target.ca } : {}) })
       : new HttpAgent({ keepAlive: true });
   }
 
-  /** Sends a raw request; `path` is the full path (e.g. `/durable/v1/layout`). */
-  request<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<PhoneReply<T>> {
-    const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
-    const opts: RequestOptions = {
-      method,
-      path,
-      agent: this.#agent,
-      headers: {
-        [COLLIE_WIRE_HEADER]: this.collieWire,
-        ...(payload !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}),
-        ...headers,
-      },
-    };
+  send(method: string, path: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; text: string }> {
+    const opts: RequestOptions = { method, path, agent: this.#agent, headers };
     let send = httpRequest;
-    if (this.#target.token && !("authorization" in headers)) (opts.headers as Record<string, string>).authorization = `Bearer ${this.#target.token}`;
     if ("socket" in this.#target) opts.socketPath = this.#target.socket;
     else {
       opts.hostname = this.#target.url.hostname;
@@ -70,19 +74,83 @@ export class FakePhone {
       const req = send(opts, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          try {
-            resolve({ status: res.statusCode ?? 0, body: (text ? JSON.parse(text) : {}) as T });
-          } catch {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}`));
-          }
-        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", reject);
       });
       req.on("error", reject);
       req.end(payload);
     });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+/**
+ * In memory: each request is one `core.request()` call with header names in lower case, as
+ * `node:http` gives them. `close()` is the phone going away: a request still waiting (a parked
+ * long-poll) is aborted and rejects, as a cut connection would.
+ */
+class MemoryConnection implements Connection {
+  readonly #core: WireEndpoint;
+  readonly #open = new Set<AbortController>();
+
+  constructor(core: WireEndpoint) {
+    this.#core = core;
+  }
+
+  async send(method: string, path: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; text: string }> {
+    const gone = new AbortController();
+    this.#open.add(gone);
+    try {
+      const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+      const cut = new Promise<never>((_, reject) => gone.signal.addEventListener("abort", () => reject(new Error("the phone disconnected")), { once: true }));
+      const reply = await Promise.race([
+        this.#core.request({ method, path, headers: lower, ...(payload !== undefined ? { body: payload } : {}), signal: gone.signal }),
+        cut,
+      ]);
+      return { status: reply.status, text: JSON.stringify(reply.body) };
+    } finally {
+      this.#open.delete(gone);
+    }
+  }
+
+  close(): void {
+    for (const gone of this.#open) gone.abort();
+  }
+}
+
+export class FakePhone {
+  readonly #connection: Connection;
+  readonly #token: string | undefined;
+  /** Sent as `Collie-Wire`; change it to test a version mismatch. */
+  collieWire: string = WIRE_VERSIONS.join(", ");
+  #cursor: string | undefined;
+
+  constructor(target: PhoneTarget) {
+    if (typeof target === "string") this.#connection = new SocketConnection({ socket: target });
+    else if ("core" in target) this.#connection = new MemoryConnection(target.core);
+    else if ("socket" in target) this.#connection = new SocketConnection({ socket: target.socket });
+    else this.#connection = new SocketConnection({ url: new URL(target.url), ...(target.ca ? { ca: target.ca } : {}) });
+    this.#token = typeof target === "string" ? undefined : target.token || undefined;
+  }
+
+  /** Sends a raw request; `path` is the full path (e.g. `/durable/v1/layout`). */
+  async request<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<PhoneReply<T>> {
+    const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const all: Record<string, string> = {
+      [COLLIE_WIRE_HEADER]: this.collieWire,
+      ...(payload !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}),
+      ...headers,
+    };
+    if (this.#token && !("authorization" in headers)) all.authorization = `Bearer ${this.#token}`;
+    const { status, text } = await this.#connection.send(method, path, all, payload);
+    try {
+      return { status, body: (text ? JSON.parse(text) : {}) as T };
+    } catch {
+      throw new Error(`not JSON (${status}): ${text.slice(0, 200)}`);
+    }
   }
 
   #get<T>(name: RouteName, params: Record<string, string> = {}, query = ""): Promise<PhoneReply<T>> {
@@ -180,9 +248,9 @@ export class FakePhone {
     return this.#post("starter", { starter: starterId }, {}, opts);
   }
 
-  /** Closes the keep-alive connections. */
+  /** Closes the keep-alive connections (in memory: cuts the requests still waiting). */
   disconnect(): void {
-    this.#agent.destroy();
+    this.#connection.close();
   }
 }
 
@@ -198,7 +266,7 @@ function ok<T>(reply: PhoneReply<T>): T {
   return reply.body;
 }
 
-/** Connects a fake phone to an agent's socket (or URL). */
+/** Connects a fake phone to an agent's socket (or URL), or in memory to a core (`{core}`). */
 export function connectPhone(target: PhoneTarget): FakePhone {
   return new FakePhone(target);
 }

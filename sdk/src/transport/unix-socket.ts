@@ -4,13 +4,14 @@
  * error; on Linux writes from the agent's own process tree are refused (S-7).
  */
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { DurableCore, type CommonOptions } from "../core/core.ts";
+import { serveNode } from "./node-http.ts";
 import { canIdentifyPeers, isSelfOrDescendant, peerPids } from "./peer.ts";
 
 // Required, not imported: an ESM import of node:http reads its lazy `WebSocket` getters, which on
@@ -42,13 +43,25 @@ export function defaultSocketPath(): string {
 export class Collie extends DurableCore {
   readonly socketPath: string;
   readonly #server: Server;
+  readonly #callerAllowed: ((req: IncomingMessage) => boolean | Promise<boolean>) | undefined;
   #closed = false;
 
   /** @internal use openCollie() */
-  constructor(opts: ConstructorParameters<typeof DurableCore>[0], socketPath: string, server: Server) {
-    super(opts);
+  constructor(
+    opts: ConstructorParameters<typeof DurableCore>[0],
+    socketPath: string,
+    server: Server,
+    callerAllowed?: (req: IncomingMessage) => boolean | Promise<boolean>,
+  ) {
+    super({ ...opts, callerCheck: callerAllowed !== undefined });
     this.socketPath = socketPath;
     this.#server = server;
+    this.#callerAllowed = callerAllowed;
+  }
+
+  /** The `node:http` adapter with the socket's descendant check (S-7) as each request's caller verdict. */
+  override handler(req: IncomingMessage, res: ServerResponse): void {
+    serveNode(this, req, res, this.#callerAllowed ? { callerAllowed: this.#callerAllowed } : {});
   }
 
   /**
@@ -93,24 +106,23 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
   // connection even if it is orphaned later). The walk up /proc reads a file per ancestor, a few
   // hundred µs for a daemon started from a shell, so it does not run again on every write.
   const verdicts = new WeakMap<Socket, Promise<boolean>>();
-  const callerCheck = {
-    active: check,
-    allow(req: IncomingMessage): boolean | Promise<boolean> {
-      if (!check) return true;
-      let verdict = verdicts.get(req.socket);
-      if (!verdict) {
-        let lookup = pids.get(req.socket);
-        if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
-        // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
-        verdict = lookup.then((found) => found !== null && !found.some((pid) => isSelfOrDescendant(pid)));
-        verdicts.set(req.socket, verdict);
-      }
-      return verdict;
-    },
+  // The descendant check lives here, where the socket is (S-7): the peer of a connection is a
+  // transport fact. The core owns when it applies: to writes only, after their body checks, and it
+  // refuses a write without a verdict while the check is on.
+  const callerAllowed = (req: IncomingMessage): Promise<boolean> => {
+    let verdict = verdicts.get(req.socket);
+    if (!verdict) {
+      let lookup = pids.get(req.socket);
+      if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
+      // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
+      verdict = lookup.then((found) => found !== null && !found.some((pid) => isSelfOrDescendant(pid)));
+      verdicts.set(req.socket, verdict);
+    }
+    return verdict;
   };
 
   const server = createServer({ keepAliveTimeout: 65_000 });
-  const collie = new Collie({ ...common, allowAlways: true, callerCheck }, path, server);
+  const collie = new Collie({ ...common, allowAlways: true }, path, server, check ? callerAllowed : undefined);
   server.on("request", collie.handler);
   server.on("clientError", answerClientError);
   server.on("connection", (s: Socket) => {

@@ -9,7 +9,7 @@ export type {
   PaneSummary, PaneView, PaneViewPage, PermissionAsk, PermissionOption, PermissionOptionKind, Progress,
   RenameBody, ReopenBody, ReplyItem, SelectOption, SendBody, Starter, StarterBody, StartersPage, SteerBody,
   StopBody, ActionBody, TabSummary, Target, TextAsk, ThinkingItem, ToolItem, ToolStatus, UserItem,
-  WireErrorBody, WireVersion, WorkspaceSummary, WriteOk,
+  WireErrorBody, WireVersion, WorkspaceSummary, WriteBodies, WriteOk,
 } from "./types.ts";
 export {
   ALL_CAPS, ASK_KINDS, CAP_NAMES, COLLIE_WIRE_HEADER, DECIDED_BY, ICONS, ITEM_KINDS, LIMITS,
@@ -29,4 +29,7 @@ export {
   answerBodyChecker, sendBodyChecker, steerBodyChecker, stopBodyChecker, actionBodyChecker,
   renameBodyChecker, closeBodyChecker, reopenBodyChecker, starterBodyChecker,
 } from "./messages.ts";
-export { matchRoute, ROUTES, routePath, type RouteName, type RouteSpec } from "./routes.ts";
+export {
+  isWriteMatch, matchRoute, ROUTES, routePath, type ReadRouteName, type RouteMatch, type RouteName, type RouteParams,
+  type RouteReplies, type RouteSpec, type WriteRouteName,
+} from "./routes.ts";

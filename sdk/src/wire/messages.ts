@@ -16,7 +16,7 @@ import type {
   Action, AnswerBody, Answer, Ask, KnownAsk, UnknownAsk, Caps, CloseBody, EventsPage, FormField, Hello, HistoryItemsPage,
   HistoryPage, HistoryRow, Item, Layout, PaneEvent, PaneSummary, PaneView, PaneViewPage, Progress,
   RenameBody, ReopenBody, SendBody, StarterBody, StartersPage, SteerBody, StopBody, ActionBody,
-  Target, WireErrorBody, WriteOk,
+  Target, WireErrorBody, WriteBodies, WriteOk,
 } from "./types.ts";
 
 const title = str({ maxBytes: LIMITS.titleBytes });
@@ -286,7 +286,7 @@ export const errorBodyChecker: Checker<WireErrorBody> = (v, path) => {
  * refuse (a send of 9 000 Cyrillic characters is 18 KB, over the 16 KiB limit) is refused by Collie
  * with the agent's own words: one rule, stated once.
  */
-export const WRITE_BODY_CHECKERS: Readonly<Record<"answer" | "send" | "steer" | "stop" | "action" | "rename" | "close" | "reopen" | "starter", Checker<{ requestId: string }>>> = Object.freeze({
+export const WRITE_BODY_CHECKERS: { readonly [K in keyof WriteBodies]: Checker<WriteBodies[K]> } = Object.freeze({
   answer: answerBodyChecker,
   send: sendBodyChecker,
   steer: steerBodyChecker,

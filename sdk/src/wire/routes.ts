@@ -2,8 +2,14 @@
  * The routes of the durable wire v1 (docs/wire.md), one table both ends read: the SDK core
  * dispatches on it, Collie builds its requests from it. Paths are under `wirePrefix(1)` except
  * `hello`, which is unversioned so that a Collie of another version can still read it (S-34).
+ *
+ * The types below come from the same table: a route's path parameters from its path, which routes
+ * are writes from `write`, and each route's request body and success reply by name, so the core's
+ * handler map is typed per route without a cast.
  */
-import type { CapName } from "./types.ts";
+import type {
+  CapName, EventsPage, Hello, HistoryItemsPage, HistoryPage, Layout, PaneViewPage, StartersPage, WriteBodies, WriteOk,
+} from "./types.ts";
 
 export type RouteName =
   | "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters"
@@ -19,7 +25,7 @@ export interface RouteSpec {
   write: boolean;
 }
 
-export const ROUTES: Readonly<Record<RouteName, RouteSpec>> = Object.freeze({
+const TABLE = {
   hello: { method: "GET", path: "/hello", write: false },
   layout: { method: "GET", path: "/layout", write: false },
   events: { method: "GET", path: "/events", write: false },
@@ -36,7 +42,42 @@ export const ROUTES: Readonly<Record<RouteName, RouteSpec>> = Object.freeze({
   close: { method: "POST", path: "/close", cap: "close", write: true },
   reopen: { method: "POST", path: "/reopen", cap: "reopen", write: true },
   starter: { method: "POST", path: "/starters/:starter", cap: "starters", write: true },
-});
+} as const satisfies Record<RouteName, RouteSpec>;
+
+export const ROUTES: Readonly<Record<RouteName, RouteSpec>> = Object.freeze(TABLE);
+
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+
+/** A route's path parameters, by name, from its path (`{pane, ask}` for `answer`, `{}` for `layout`). */
+export type RouteParams<K extends RouteName> = { [N in ParamNames<(typeof TABLE)[K]["path"]>]: string };
+
+/** The routes marked `write` in the table (S-7, S-28). */
+export type WriteRouteName = { [K in RouteName]: (typeof TABLE)[K]["write"] extends true ? K : never }[RouteName];
+export type ReadRouteName = Exclude<RouteName, WriteRouteName>;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+/** Compile-time: the writes of the table are exactly the writes `WriteBodies` (types.ts) gives a body. */
+type WritesHaveBodies = Holds<Same<WriteRouteName, keyof WriteBodies>>;
+
+/** The success reply (200) of every route. */
+export type RouteReplies = {
+  hello: Hello;
+  layout: Layout;
+  events: EventsPage;
+  pane: PaneViewPage;
+  history: HistoryPage;
+  historyItems: HistoryItemsPage;
+  starters: StartersPage;
+} & { [K in WriteRouteName]: WriteOk };
+
+/** A matched route with its decoded params; narrowing on `name` narrows `params`. */
+export type RouteMatch<K extends RouteName = RouteName> = { [P in K]: { name: P; params: RouteParams<P> } }[K];
+
+/** Whether a matched route is a write (S-7, S-28). */
+export function isWriteMatch(match: RouteMatch): match is RouteMatch<WriteRouteName> {
+  return ROUTES[match.name].write;
+}
 
 /** Fills a route's `:params` with URI-encoded values. */
 export function routePath(name: RouteName, params: Record<string, string> = {}): string {
@@ -48,7 +89,7 @@ export function routePath(name: RouteName, params: Record<string, string> = {}):
 }
 
 /** Matches a path (after the prefix) against the table; returns the route and its decoded params. */
-export function matchRoute(method: string, path: string): { name: RouteName; params: Record<string, string> } | null {
+export function matchRoute(method: string, path: string): RouteMatch | null {
   const parts = path.split("/");
   for (const [name, spec] of Object.entries(ROUTES) as [RouteName, RouteSpec][]) {
     if (spec.method !== method || name === "hello") continue;
@@ -68,7 +109,8 @@ export function matchRoute(method: string, path: string): { name: RouteName; par
         if (got === "") ok = false;
       } else if (want !== got) ok = false;
     }
-    if (ok) return { name, params };
+    // The params are exactly the `:names` of this route's path, filled above: RouteParams<name>.
+    if (ok) return { name, params } as RouteMatch;
   }
   return null;
 }

@@ -283,6 +283,19 @@ export interface CloseBody { requestId: string; target: Target }
 export interface ReopenBody { requestId: string; target: Target }
 export interface StarterBody { requestId: string }
 
+/** The body of each write route by name (routes.ts checks at compile time that these are its writes). */
+export interface WriteBodies {
+  answer: AnswerBody;
+  send: SendBody;
+  steer: SteerBody;
+  stop: StopBody;
+  action: ActionBody;
+  rename: RenameBody;
+  close: CloseBody;
+  reopen: ReopenBody;
+  starter: StarterBody;
+}
+
 /** Success of a write. `replayed` marks the stored first answer to a repeated request id (S-28). */
 export interface WriteOk {
   ok: true;

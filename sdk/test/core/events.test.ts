@@ -1,4 +1,7 @@
-/** The event tail and long-poll: cursors, views for readers that fell behind, resets (S-32, W-2, W-3). */
+/**
+ * The event tail and long-poll: cursors, views for readers that fell behind, resets (S-32, W-2, W-3).
+ * In memory; the same long-poll cut by a reader that hangs up its socket is in transport/socket.test.ts.
+ */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { EventsPage, PaneEvent } from "../../src/wire/types.ts";
@@ -198,9 +201,9 @@ describe("long-poll (W-3)", () => {
     assert.deepEqual(page.views, []);
   });
 
-  it("lets go of a waiting reader that disconnects (no leaked waiters)", async () => {
+  it("lets go of a waiting reader whose request is aborted (no leaked waiters)", async () => {
     const start = await rig.phone.events({ after: null });
-    const leaver = connectPhone(rig.collie.socketPath);
+    const leaver = connectPhone({ core: rig.collie });
     const pending = leaver.events({ after: start.cursor, wait: 30_000 }).catch((err: unknown) => err);
     await until(() => rig.collie.log.waiting === 1, "the read waits");
     leaver.disconnect();
@@ -217,7 +220,7 @@ describe("long-poll (W-3)", () => {
   it("wakes several waiting readers with the same event", async () => {
     const pane = rig.collie.workspace("w").tab("t").pane("lp");
     const start = await rig.phone.events({ after: null });
-    const second = connectPhone(rig.collie.socketPath);
+    const second = connectPhone({ core: rig.collie });
     try {
       const a = rig.phone.events({ after: start.cursor, wait: 30_000 });
       const b = second.events({ after: start.cursor, wait: 30_000 });

@@ -6,7 +6,7 @@ import { Refusal, type ActionEvent, type Hooks, type SendEvent, type SteerEvent,
 import { AskClosed, type Pane } from "../../src/core/layout.ts";
 import { ALL_CAPS } from "../../src/wire/constants.ts";
 import type { Item, PaneEvent } from "../../src/wire/types.ts";
-import { CORE_TOKEN, openRig, serveCore, until, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, memoryCore, openRig, until, type Rig } from "../helpers/agent.ts";
 
 const emptyHistory = { list: () => ({ rows: [] }), items: () => null };
 const settle = <T>(p: Promise<T>): Promise<{ value?: T; error?: unknown }> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
@@ -157,7 +157,7 @@ describe("pane handlers and hooks (S-19, S-29)", () => {
     const pane = core.workspace("w").tab("t").pane("bare");
     pane.state({ actions: [{ id: "go", label: "Go" }] });
     pane.beginTurn("t1");
-    const served = await serveCore(core);
+    const served = await memoryCore(core);
     try {
       for (const reply of [
         await served.phone.send("bare", "hi"),

@@ -1,28 +1,21 @@
-/** Writes and receipts: replays run nothing, refusals keep no receipt, dropped receipts (S-28, S-29). */
+/**
+ * Writes and receipts: replays run nothing, refusals keep no receipt, dropped receipts (S-28, S-29).
+ * In memory: what is tested is the core, not the socket (transport/socket.test.ts has that).
+ */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createCore } from "../../src/core/core.ts";
 import { Refusal } from "../../src/core/hooks.ts";
 import { MemoryReceiptStore, type ReceiptLookup, type ReceiptRecord, type ReceiptStore } from "../../src/core/receipts.ts";
-import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import type { Item } from "../../src/wire/types.ts";
-import { CORE_TOKEN, openRig, serveCore, until, type CoreRig, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, memoryCore, openRig, until, type CoreRig, type Rig } from "../helpers/agent.ts";
+import { receiptStoreSuite } from "../helpers/receipt-store-suite.ts";
 
 const record = (n: number): ReceiptRecord => ({ status: 200, body: { ok: true, n } });
 
-describe("MemoryReceiptStore keeps the newest receipts per group (S-28)", () => {
-  it("defaults to RECEIPTS_PER_GROUP (1000) per group", () => {
-    assert.equal(RECEIPTS_PER_GROUP, 1000);
-    assert.equal(new MemoryReceiptStore().perGroup, 1000);
-  });
+receiptStoreSuite("MemoryReceiptStore", { open: (opts) => new MemoryReceiptStore(opts) });
 
-  it("returns a stored record, and undefined for an id it never saw", () => {
-    const store = new MemoryReceiptStore();
-    store.put("r1", record(1), "pane:a");
-    assert.deepEqual(store.get("r1"), record(1));
-    assert.equal(store.get("nope"), undefined);
-  });
-
+describe("MemoryReceiptStore: what only the memory store does (S-28)", () => {
   it("evicts the oldest receipt of a group beyond perGroup and reports its id as dropped", () => {
     const store = new MemoryReceiptStore({ perGroup: 3 });
     for (let i = 1; i <= 4; i++) store.put(`r${i}`, record(i), "pane:a");
@@ -30,26 +23,6 @@ describe("MemoryReceiptStore keeps the newest receipts per group (S-28)", () => 
     assert.deepEqual(store.get("r2"), record(2));
     assert.deepEqual(store.get("r4"), record(4));
     assert.equal(store.size, 3);
-  });
-
-  it("counts each group on its own", () => {
-    const store = new MemoryReceiptStore({ perGroup: 2 });
-    store.put("a1", record(1), "pane:a");
-    store.put("a2", record(2), "pane:a");
-    for (let i = 0; i < 5; i++) store.put(`b${i}`, record(i), "pane:b");
-    store.put("s1", record(1), "starters");
-    assert.deepEqual(store.get("a1"), record(1));
-    assert.deepEqual(store.get("a2"), record(2));
-    assert.equal(store.get("b2"), "dropped");
-    assert.deepEqual(store.get("b4"), record(4));
-    assert.deepEqual(store.get("s1"), record(1));
-  });
-
-  it("keeps the first record when the same id is put twice", () => {
-    const store = new MemoryReceiptStore();
-    store.put("r", record(1), "g");
-    store.put("r", record(2), "g");
-    assert.deepEqual(store.get("r"), record(1));
   });
 
   it("forgets a whole group on dropGroup and reports its ids as dropped", () => {
@@ -70,7 +43,7 @@ describe("MemoryReceiptStore keeps the newest receipts per group (S-28)", () => 
   });
 });
 
-describe("send and replay over the socket (S-28, S-29)", () => {
+describe("send and replay (S-28, S-29)", () => {
   let rig: Rig;
   let calls: { text: string; requestId: string }[];
   let refuseNext: string | null;
@@ -178,7 +151,7 @@ describe("concurrent duplicates run once (S-28)", () => {
   let calls = 0;
   before(async () => {
     const core = createCore({ token: CORE_TOKEN });
-    rig = await serveCore(core);
+    rig = await memoryCore(core);
     core.workspace("w").tab("t").pane("chat").onSend(async () => {
       calls++;
       // Hold the first run until the duplicate has reached the server.
@@ -239,7 +212,7 @@ describe("a dropped receipt answers 500 receipt-dropped and runs nothing (S-28)"
   before(async () => {
     calls = [];
     const core = createCore({ token: CORE_TOKEN, receipts: new MemoryReceiptStore({ perGroup: 3 }) });
-    rig = await serveCore(core);
+    rig = await memoryCore(core);
     const tab = core.workspace("w").tab("t");
     for (const id of ["p1", "p2"]) tab.pane(id).onSend(({ requestId }) => void calls.push(requestId));
   });
@@ -296,7 +269,7 @@ describe("a custom ReceiptStore passed to createCore gets every write in its gro
       },
     });
     core.workspace("w").tab("t").pane("p1");
-    rig = await serveCore(core);
+    rig = await memoryCore(core);
   });
   after(() => rig.close());
 

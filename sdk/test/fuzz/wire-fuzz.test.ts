@@ -27,7 +27,7 @@ import { answerBodyChecker, isKnownAsk, MESSAGE_CHECKERS, parseEventsPage } from
 import { checkAnswer } from "../../src/core/asks.ts";
 import { parseWith } from "../../src/wire/check.ts";
 import type { Ask } from "../../src/wire/types.ts";
-import { privateDir, serveCore, type CoreRig } from "../helpers/agent.ts";
+import { privateDir, serveCore, type SocketCoreRig } from "../helpers/agent.ts";
 import {
   clone, damageBytes, FUZZ_FROM, fuzzCases, garbageBody, hostileString, hostileValue, mutate, PROTO_KEYS, prototypeFingerprint,
   report, Rng, SEED, setOwn, STACK_TRACE,
@@ -396,7 +396,7 @@ describe("the durable wire under hostile input from Collie's side (L-2, W-5)", (
   const onUncaught = (err: unknown) => void uncaught.push(err);
   const fingerprint = prototypeFingerprint();
   let collie: Collie;
-  let rig: CoreRig;
+  let rig: SocketCoreRig;
 
   before(async () => {
     process.on("uncaughtException", onUncaught);

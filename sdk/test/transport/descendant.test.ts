@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openCollie } from "../../src/index.ts";
-import { FakePhone } from "../../src/testing/index.ts";
+import { connectPhone, FakePhone } from "../../src/testing/index.ts";
 import { canIdentifyPeers, isSelfOrDescendant, peerPids } from "../../src/transport/peer.ts";
 import type { Ask, Layout } from "../../src/wire/types.ts";
 import { type ChildAgent, killAllAgents, NODE_FLAGS, startAgent } from "../helpers/child-agent.ts";
@@ -182,6 +182,47 @@ describe("descendant check in the agent's own process (S-7)", { skip: SKIP }, ()
       assert.equal(r.status, 400);
       assert.equal(r.body.error, "bad-request");
     });
+  });
+
+  test("refuses writes from the agent's own process with 403 caller-refused and keeps reads open", async (t) => {
+    const collie = await openCollie({ socket: join(tempDir(), "durable.sock"), warn: () => {} });
+    const phone = connectPhone(collie.socketPath);
+    t.after(async () => {
+      phone.disconnect();
+      await collie.close();
+    });
+    let ran = 0;
+    collie.workspace("w").tab("t").pane("p").onSend(() => void ran++);
+    const hello = await phone.hello();
+    if (!hello.descendantCheck) {
+      t.skip("this system cannot tell who calls on the socket");
+      return;
+    }
+    assert.equal((await phone.layout()).panes.length, 1, "reads stay open");
+    const send = await phone.send("p", "from inside");
+    assert.equal(send.status, 403);
+    assert.equal(send.body.error, "caller-refused");
+    const rename = await phone.rename({ kind: "pane", id: "p" }, "x");
+    assert.equal(rename.status, 403);
+    assert.equal(ran, 0);
+    assert.equal((await phone.pane("p")).pane.title, "");
+  });
+
+  test("a write that reaches the core with no caller verdict (the in-memory phone) is refused while the check is on", async (t) => {
+    const collie = await openCollie({ socket: join(tempDir(), "memory.sock"), warn: () => {} });
+    const phone = connectPhone({ core: collie });
+    t.after(async () => {
+      phone.disconnect();
+      await collie.close();
+    });
+    let ran = 0;
+    collie.workspace("w").tab("t").pane("p").onSend(() => void ran++);
+    assert.equal((await phone.hello()).descendantCheck, true);
+    const send = await phone.send("p", "from inside, in memory");
+    assert.equal(send.status, 403);
+    assert.equal(send.body.error, "caller-refused");
+    assert.equal(ran, 0);
+    assert.equal((await phone.layout()).panes.length, 1, "reads stay open");
   });
 
   test("descendantCheck: false turns it off, and hello says so", async () => {

@@ -1,6 +1,9 @@
 /**
  * The private Unix socket of `openCollie` (S-5, S-8, X-3, W-1): owner-only file and folder, the
- * path from COLLIE_DURABLE_SOCKET, stale and live sockets, shutdown, and what hello says.
+ * path from COLLIE_DURABLE_SOCKET, stale and live sockets, shutdown, and what hello says. And the
+ * `node:http` adapter under it (transport/node-http.ts): every route of the wire once over a real
+ * socket, the reply's headers, the body limit where the adapter reads the body, and a long-poll
+ * let go when its reader hangs up. (The protocol itself is tested in memory, under test/core.)
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -8,9 +11,13 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, wr
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
-import { type Collie, MemoryReceiptStore, openCollie, type OpenCollieOptions, SOCKET_ENV } from "../../src/index.ts";
+import { type Collie, createCore, LIMITS, MemoryReceiptStore, openCollie, type OpenCollieOptions, type Pane, SOCKET_ENV } from "../../src/index.ts";
 import { FakePhone } from "../../src/testing/index.ts";
+import { ROUTES, type RouteName } from "../../src/wire/routes.ts";
+import type { EventsPage } from "../../src/wire/types.ts";
+import { CORE_TOKEN, serveCore, until } from "../helpers/agent.ts";
 import { NODE_FLAGS } from "../helpers/child-agent.ts";
+import { rawRequest, requestBytes } from "../helpers/raw-http.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
 const opened: Collie[] = [];
@@ -278,5 +285,179 @@ describe("hello over the socket (W-1, S-34)", () => {
   test("without hostName the name is null", async () => {
     const collie = await open({ socket: join(tempDir(), "durable.sock") });
     assert.equal((await phone(collie.socketPath).hello()).name, null);
+  });
+});
+
+/** An agent on a socket with something for every route: a pane with handlers and a button, history, a starter. */
+async function routesAgent(): Promise<{ collie: Collie; pane: Pane; phone: FakePhone }> {
+  const collie: Collie = await open({
+    socket: join(tempDir(), "durable.sock"),
+    descendantCheck: false,
+    starters: [{ id: "new", title: "New" }],
+    hooks: { onStarter: () => collie.workspace("w").tab("t").pane("started") },
+  });
+  const pane = collie.workspace("w").tab("t").pane("p", { title: "Ticket" });
+  pane.on({ onSend: () => ({ turnId: "turn-1" }), onSteer: () => {}, onStop: () => {}, onAction: () => {} });
+  pane.state({ actions: [{ id: "go", label: "Go" }] });
+  pane.item({ id: "i1", kind: "notice", text: "hello" });
+  collie.history({ list: () => ({ rows: [] }), items: (id) => (id === "s1" ? { items: [] } : null) });
+  collie.ready();
+  return { collie, pane, phone: phone(collie.socketPath) };
+}
+
+const itemIdsOf = (page: EventsPage): string[] => page.events.flatMap((e) => (e.type === "item" ? [e.item.id] : []));
+
+/** One real-socket check per route of the table; a route the table adds does not compile until it has one. */
+const OVER_THE_SOCKET: Record<RouteName, (a: { collie: Collie; pane: Pane; phone: FakePhone }) => Promise<void>> = {
+  hello: async ({ phone }) => {
+    assert.deepEqual((await phone.hello()).wire, [1]);
+  },
+  layout: async ({ phone }) => {
+    const layout = await phone.layout();
+    assert.equal(layout.ready, true);
+    assert.deepEqual(layout.panes.map((p) => p.id), ["p"]);
+  },
+  events: async ({ collie, pane, phone }) => {
+    const start = await phone.events({ after: null });
+    assert.equal(start.reset, true);
+    const pending = phone.events({ after: start.cursor, wait: 30_000 });
+    await until(() => collie.log.waiting === 1, "the long-poll waits");
+    pane.item({ id: "woke", kind: "notice", text: "x" });
+    assert.deepEqual(itemIdsOf(await pending), ["woke"]);
+  },
+  pane: async ({ phone }) => {
+    assert.deepEqual((await phone.pane("p")).items.map((i) => i.id), ["i1"]);
+  },
+  history: async ({ phone }) => {
+    assert.deepEqual(await phone.history({ limit: 5 }), { status: 200, body: { rows: [] } });
+  },
+  historyItems: async ({ phone }) => {
+    assert.deepEqual(await phone.historyItems("s1"), { status: 200, body: { items: [] } });
+    assert.equal((await phone.historyItems("nope")).status, 404);
+  },
+  starters: async ({ phone }) => {
+    assert.deepEqual(await phone.starters(), { status: 200, body: { starters: [{ id: "new", title: "New" }] } });
+  },
+  answer: async ({ pane, phone }) => {
+    const answered = pane.ask({ kind: "permission", toolCallId: "c1", itemId: "i1", title: "Refund?", options: [{ kind: "allow" }, { kind: "deny" }] });
+    const ask = await phone.waitForAsk({ paneId: "p" });
+    const reply = await phone.answer(ask, { kind: "permission", optionId: "allow" });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(typeof reply.body.decidedAt, "string");
+    assert.deepEqual(await answered, { kind: "permission", optionId: "allow", optionKind: "allow" });
+  },
+  send: async ({ phone }) => {
+    assert.deepEqual(await phone.send("p", "hi", { requestId: "r-send" }), { status: 200, body: { ok: true, turnId: "turn-1" } });
+    assert.deepEqual(await phone.send("p", "hi", { requestId: "r-send" }), { status: 200, body: { ok: true, turnId: "turn-1", replayed: true } });
+  },
+  steer: async ({ pane, phone }) => {
+    pane.beginTurn("t1");
+    assert.deepEqual(await phone.steer("p", "more", "t1"), { status: 200, body: { ok: true, turnId: "t1" } });
+  },
+  stop: async ({ pane, phone }) => {
+    pane.beginTurn("t2");
+    assert.deepEqual(await phone.stop("p", "t2"), { status: 200, body: { ok: true } });
+    assert.equal(pane.currentState(), "idle");
+  },
+  action: async ({ phone }) => {
+    assert.deepEqual(await phone.action("p", "go", null), { status: 200, body: { ok: true } });
+  },
+  rename: async ({ phone }) => {
+    assert.deepEqual(await phone.rename({ kind: "pane", id: "p" }, "Renamed"), { status: 200, body: { ok: true } });
+    assert.equal((await phone.pane("p")).pane.title, "Renamed");
+  },
+  close: async ({ phone }) => {
+    assert.deepEqual(await phone.close({ kind: "pane", id: "p" }), { status: 200, body: { ok: true } });
+    assert.deepEqual((await phone.layout()).panes, []);
+  },
+  reopen: async ({ phone }) => {
+    await phone.close({ kind: "pane", id: "p" });
+    assert.deepEqual(await phone.reopen({ kind: "pane", id: "p" }), { status: 200, body: { ok: true, paneId: "p" } });
+  },
+  starter: async ({ phone }) => {
+    assert.deepEqual(await phone.starter("new"), { status: 200, body: { ok: true, paneId: "started" } });
+  },
+};
+
+describe("every route over the socket, through the node:http adapter (W-2, W-4)", () => {
+  test("the checks below cover every route of the table", () => {
+    assert.deepEqual(Object.keys(OVER_THE_SOCKET).sort(), Object.keys(ROUTES).sort());
+  });
+  for (const [name, check] of Object.entries(OVER_THE_SOCKET)) {
+    test(`${ROUTES[name as RouteName].method} ${ROUTES[name as RouteName].path} (${name})`, async () => {
+      await check(await routesAgent());
+    });
+  }
+});
+
+describe("the node:http adapter (S-6, W-3, W-5)", () => {
+  test("a reply is JSON with its length, no-store and nosniff; a request without Collie-Wire is served", async () => {
+    const { collie } = await routesAgent();
+    const reply = await rawRequest({ socket: collie.socketPath }, requestBytes("GET", "/durable/v1/layout"));
+    assert.equal(reply.status, 200);
+    assert.equal(reply.headers["content-type"], "application/json; charset=utf-8");
+    assert.equal(reply.headers["content-length"], String(reply.body.length));
+    assert.equal(reply.headers["cache-control"], "no-store");
+    assert.equal(reply.headers["x-content-type-options"], "nosniff");
+    assert.equal((JSON.parse(reply.text) as { ready: boolean }).ready, true);
+  });
+
+  test("a 401 of a createCore handler carries WWW-Authenticate: Bearer and a JSON error body", async (t) => {
+    const served = await serveCore(createCore({ token: CORE_TOKEN }));
+    t.after(() => served.close());
+    const reply = await rawRequest({ socket: served.socketPath }, requestBytes("GET", "/durable/hello"));
+    assert.equal(reply.status, 401);
+    assert.equal(reply.headers["www-authenticate"], "Bearer");
+    assert.equal(reply.headers["content-type"], "application/json; charset=utf-8");
+    assert.equal((JSON.parse(reply.text) as { error: string }).error, "unauthorized");
+    assert.equal((await served.phone.hello()).wire[0], 1, "with the token it is served");
+  });
+
+  test("answers 413 too-large for a body over 256 KiB, reads one of exactly 256 KiB, and keeps serving", async () => {
+    const { pane, phone: p } = await routesAgent();
+    let ran = 0;
+    pane.onSend(() => void ran++);
+    const big = JSON.stringify({ requestId: "r-big", text: "hi" }).padEnd(LIMITS.bodyBytes + 1, " ");
+    const over = await p.request("POST", "/durable/v1/panes/p/send", big);
+    assert.equal(over.status, 413);
+    assert.equal(over.body.error, "too-large");
+    const huge = await p.request("POST", "/durable/v1/panes/p/send", "x".repeat(4 * LIMITS.bodyBytes));
+    assert.equal(huge.status, 413);
+    assert.equal(ran, 0);
+    const exact = JSON.stringify({ requestId: "r-exact", text: "hi" }).padEnd(LIMITS.bodyBytes, " ");
+    assert.equal((await p.request("POST", "/durable/v1/panes/p/send", exact)).status, 200);
+    assert.equal(ran, 1);
+    assert.equal((await p.layout()).ready, true);
+  });
+
+  test("a request refused on its line and headers is answered without reading its body: an over-limit body to no route is 404", async () => {
+    const { phone: p } = await routesAgent();
+    const reply = await p.request("POST", "/durable/v1/nowhere", "x".repeat(LIMITS.bodyBytes + 1));
+    assert.equal(reply.status, 404);
+    assert.equal(reply.body.error, "not-found");
+    assert.equal((await p.layout()).ready, true);
+  });
+
+  test("answers 400 bad-request for a body that is not JSON", async () => {
+    const { phone: p } = await routesAgent();
+    const reply = await p.request("POST", "/durable/v1/panes/p/send", '{"requestId": "r1", "text": ');
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.error, "bad-request");
+  });
+
+  test("lets go of a waiting reader that disconnects (no leaked waiters)", async () => {
+    const { collie, pane, phone: p } = await routesAgent();
+    const start = await p.events({ after: null });
+    const leaver = phone(collie.socketPath);
+    const pending = leaver.events({ after: start.cursor, wait: 30_000 }).catch((err: unknown) => err);
+    await until(() => collie.log.waiting === 1, "the read waits");
+    leaver.disconnect();
+    assert.ok((await pending) instanceof Error, "the read was cut off");
+    await until(() => collie.log.waiting === 0, "the waiter is released");
+    // The core still serves other readers afterwards.
+    const next = p.events({ after: start.cursor, wait: 30_000 });
+    await until(() => collie.log.waiting === 1, "a new read waits");
+    pane.item({ id: "after-leave", kind: "notice", text: "x" });
+    assert.deepEqual(itemIdsOf(await next), ["after-leave"]);
   });
 });

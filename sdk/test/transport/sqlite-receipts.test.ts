@@ -1,6 +1,7 @@
 /**
- * Receipts that survive a restart (S-28, S-29, L-1): SqliteReceiptStore on node:sqlite, alone and
- * behind a real agent process (fixtures/agents/receipts-agent.ts) that is killed and started again.
+ * Receipts that survive a restart (S-28, S-29, L-1): SqliteReceiptStore on node:sqlite, alone (the
+ * shared receipt-store suite, and on disk) and behind a real agent process
+ * (fixtures/agents/receipts-agent.ts) that is killed and started again.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -8,9 +9,9 @@ import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { SqliteReceiptStore } from "../../src/index.ts";
 import { loadDatabaseSync } from "../../src/core/sqlite-receipts.ts";
-import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 import { FakePhone } from "../../src/testing/index.ts";
 import { CORE_TOKEN } from "../helpers/agent.ts";
+import { receiptStoreSuite } from "../helpers/receipt-store-suite.ts";
 import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
@@ -41,55 +42,9 @@ describe("the runtime under SqliteReceiptStore (S-3)", () => {
   });
 });
 
-describe("SqliteReceiptStore (S-28)", () => {
-  test("an unknown id is undefined; a stored one comes back as stored", () => {
-    const s = store();
-    assert.equal(s.get("r1"), undefined);
-    s.put("r1", { status: 200, body: { ok: true, turnId: "t-1", nested: { a: [1, "ü"] } } }, "pane:p1");
-    assert.deepEqual(s.get("r1"), { status: 200, body: { ok: true, turnId: "t-1", nested: { a: [1, "ü"] } } });
-  });
+receiptStoreSuite("SqliteReceiptStore", { open: (opts) => new SqliteReceiptStore(":memory:", opts), close: (s) => s.close() });
 
-  test("the default keeps RECEIPTS_PER_GROUP per group", () => {
-    assert.equal(store().perGroup, RECEIPTS_PER_GROUP);
-  });
-
-  test("keeps the first record for a request id", () => {
-    const s = store();
-    s.put("r1", ok(1), "pane:p1");
-    s.put("r1", ok(2), "pane:p1");
-    s.put("r1", ok(3), "pane:other");
-    assert.deepEqual(s.get("r1"), ok(1));
-  });
-
-  test("an id evicted beyond perGroup is 'dropped'; the newest perGroup stay", () => {
-    const s = store(":memory:", { perGroup: 2 });
-    s.put("a", ok(1), "pane:p1");
-    s.put("b", ok(2), "pane:p1");
-    s.put("c", ok(3), "pane:p1");
-    assert.equal(s.get("a"), "dropped");
-    assert.deepEqual(s.get("b"), ok(2));
-    assert.deepEqual(s.get("c"), ok(3));
-    s.put("d", ok(4), "pane:p1");
-    assert.equal(s.get("b"), "dropped");
-    assert.equal(s.get("a"), "dropped", "a dropped id stays dropped");
-    assert.equal(s.get("never-seen"), undefined);
-  });
-
-  test("separate groups evict separately", () => {
-    const s = store(":memory:", { perGroup: 2 });
-    s.put("p1-a", ok(1), "pane:p1");
-    s.put("p1-b", ok(2), "pane:p1");
-    for (let i = 0; i < 5; i++) s.put(`p2-${i}`, ok(i), "pane:p2");
-    for (let i = 0; i < 3; i++) s.put(`st-${i}`, ok(i), "starters");
-    assert.deepEqual(s.get("p1-a"), ok(1), "another group's puts do not evict p1's receipts");
-    assert.deepEqual(s.get("p1-b"), ok(2));
-    assert.equal(s.get("p2-2"), "dropped");
-    assert.deepEqual(s.get("p2-3"), ok(3));
-    assert.deepEqual(s.get("p2-4"), ok(4));
-    assert.equal(s.get("st-0"), "dropped");
-    assert.deepEqual(s.get("st-2"), ok(2));
-  });
-
+describe("SqliteReceiptStore on disk (S-28)", () => {
   test("receipts and dropped ids survive closing and reopening the database file", () => {
     const path = join(tempDir(), "receipts.db");
     const first = new SqliteReceiptStore(path, { perGroup: 1 });

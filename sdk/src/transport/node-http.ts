@@ -1,0 +1,75 @@
+/**
+ * The `node:http` adapter (S-6): serves the core on a `node:http` or `node:https` server, under
+ * Node and under Bun's `node:http`. The transport's concerns live here and only here: reading the
+ * body (only when the core asks for it, and never past `LIMITS.bodyBytes`), telling the core when
+ * the caller goes away (a parked long-poll then ends), and writing the reply with its framing.
+ * Everything the wire decides — token, routes, caps, bodies, receipts — is `core.request()`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LIMITS } from "../wire/constants.ts";
+import { BodyTooLarge, errorOutcome, REPLY_HEADERS, type WireReply, type WireRequest } from "../core/request.ts";
+
+/** Anything that answers wire requests: a `DurableCore`. */
+export interface WireEndpoint {
+  request(req: WireRequest): Promise<WireReply>;
+}
+
+export interface NodeAdapterOptions {
+  /**
+   * Who calls (S-7): false when the caller of this request is the agent's own process or one it
+   * started. `openCollie` passes its peer lookup on the Unix socket; the core asks it for writes only.
+   */
+  callerAllowed?: (req: IncomingMessage) => boolean | Promise<boolean>;
+}
+
+/** Serves one `node:http` request with the core. */
+export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerResponse, opts: NodeAdapterOptions = {}): void {
+  // `close` on the response: it ended, or its connection went away first (Node and Bun alike).
+  const gone = new AbortController();
+  res.once("close", () => gone.abort());
+  const { callerAllowed } = opts;
+  const request: WireRequest = {
+    method: req.method ?? "GET",
+    path: req.url ?? "/",
+    headers: req.headers,
+    body: () => readBody(req),
+    signal: gone.signal,
+    ...(callerAllowed ? { callerAllowed: () => callerAllowed(req) } : {}),
+  };
+  core.request(request).then(
+    (reply) => send(res, reply),
+    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", "The durable agent failed while handling the request.").body }),
+  );
+}
+
+/** A `(req, res)` handler serving the core. */
+export function nodeHandler(core: WireEndpoint, opts: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => serveNode(core, req, res, opts);
+}
+
+/** Reads the whole body, stopping with BodyTooLarge as soon as it passes `LIMITS.bodyBytes`. */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > LIMITS.bodyBytes) throw new BodyTooLarge(`The body is larger than ${LIMITS.bodyBytes} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, reply: WireReply): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify(reply.body);
+  const length = Buffer.byteLength(body);
+  // The core's headers in its order, with the length after the content type.
+  const headers: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(reply.headers)) {
+    headers[name] = value;
+    if (name === "content-type") headers["content-length"] = length;
+  }
+  if (!("content-length" in headers)) headers["content-length"] = length;
+  res.writeHead(reply.status, headers);
+  res.end(body);
+}
