@@ -3,13 +3,50 @@
  * agents), the timed agent, the daemon (its own child, so /proc tells its CPU and RSS) and the
  * watching phones.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Child, sleep } from "./lib.ts";
+import { Child, ROOT, sleep } from "./lib.ts";
 
-/** The V8 flags the `collie` bin's shebang and `npm start` give the daemon. */
-export const DAEMON_NODE_FLAGS = "--max-semi-space-size=1";
+/** The V8 flags the `collie` bin's shebang (and `npm start`) give the daemon, read from the bin. */
+export const DAEMON_NODE_FLAGS = (/^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(join(ROOT, "server/bin/collie.js"), "utf8"))?.[1] ?? "").trim();
+
+/**
+ * Where the daemon's code comes from: `built` (server/dist, as `collie serve` runs it, the default)
+ * or `sources` (the TypeScript through type stripping, as before issue 18), `BENCH_DAEMON_FROM`.
+ */
+export const DAEMON_FROM = process.env.BENCH_DAEMON_FROM === "sources" ? "sources" : "built";
+
+/**
+ * The daemon as Collie ran it before issue 18: its TypeScript, type stripped, with this one flag;
+ * from the checkout at `BENCH_BEFORE_ROOT` (a worktree of the commit before, with its own
+ * node_modules) when given, else from this checkout's sources.
+ */
+export const BEFORE_18_DAEMON: DaemonConfig = { from: "sources", flags: "--max-semi-space-size=1", root: process.env.BENCH_BEFORE_ROOT || ROOT };
+
+export interface DaemonConfig {
+  from: "built" | "sources";
+  flags: string;
+  /** The checkout whose daemon runs. */
+  root: string;
+}
+
+/** How the daemons started from now on run (`BENCH_COMPARE=1` switches between this run's and BEFORE_18_DAEMON). */
+export const daemonConfig: DaemonConfig = {
+  root: ROOT,
+  from: DAEMON_FROM,
+  flags: process.env.BENCH_DAEMON_NODE_FLAGS ?? DAEMON_NODE_FLAGS,
+};
+
+let builtChecked = false;
+/** Builds server/dist when it is not current (server/bin/build.js), once per bench run. */
+export function ensureBuilt(): void {
+  if (daemonConfig.from !== "built" || builtChecked) return;
+  const r = spawnSync(process.execPath, [join(ROOT, "server/bin/build.js")], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`building the daemon failed: ${r.stderr || r.stdout}`);
+  builtChecked = true;
+}
 
 export interface Source {
   name: string;
@@ -97,9 +134,15 @@ export class Cluster {
     // --expose-gc: the memory run reads the heap after a full GC (no GC runs unless asked).
     // The daemon runs with the flags the `collie` bin gives it (server/bin/collie.js), unless the
     // experiment names its own.
-    const flags = process.env.BENCH_DAEMON_NODE_FLAGS ?? DAEMON_NODE_FLAGS;
+    const { from, flags, root } = daemonConfig;
     const execArgv = ["--expose-gc", ...profile(this.phase, "daemon"), ...flags.split(" ").filter(Boolean)];
-    const daemon = new Child("daemon-entry.ts", { name: "daemon", env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources) }, execArgv });
+    ensureBuilt();
+    const daemon = new Child("daemon-entry.js", {
+      name: "daemon",
+      env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources), BENCH_DAEMON_FROM: from, BENCH_DAEMON_ROOT: root },
+      execArgv,
+      ...(from === "built" ? { nodeFlags: ["--disable-warning=ExperimentalWarning"] } : {}),
+    });
     this.children.push(daemon);
     this.daemon = daemon;
     const t0 = performance.now();
@@ -114,6 +157,11 @@ export class Cluster {
       await sleep(100);
     }
     return performance.now() - t0;
+  }
+
+  /** The whole views the daemon read from its agents since the last call: per read, its time in ms. */
+  viewReads(): Promise<{ agent: string; pane: string; ms: number; items: number; detailMs: number | null }[]> {
+    return this.daemon!.call("view-reads");
   }
 
   daemonStats(gc = false): Promise<DaemonStats> {

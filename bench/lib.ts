@@ -97,10 +97,11 @@ export class Child {
   readonly #listeners = new Set<(m: Record<string, unknown>) => void>();
   readonly exited: Promise<void>;
 
-  constructor(script: string, opts: { name: string; env?: Record<string, string>; execArgv?: string[]; args?: string[] }) {
+  /** `nodeFlags`: instead of NODE_FLAGS (the built daemon runs without the `collie-source` condition). */
+  constructor(script: string, opts: { name: string; env?: Record<string, string>; execArgv?: string[]; args?: string[]; nodeFlags?: string[] }) {
     this.name = opts.name;
     this.proc = fork(join(BENCH_DIR, script), opts.args ?? [], {
-      execArgv: [...NODE_FLAGS, ...(opts.execArgv ?? [])],
+      execArgv: [...(opts.nodeFlags ?? NODE_FLAGS), ...(opts.execArgv ?? [])],
       env: { ...process.env, ...opts.env },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       serialization: "advanced",

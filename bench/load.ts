@@ -3,9 +3,11 @@
  * partial replies at 4 Hz, watching phones connected), with the daemon's CPU share, event
  * throughput and RSS over the measured window.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Cluster, machineCpu } from "./cluster.ts";
 import { runAsks } from "./latency.ts";
-import { cpuMs, CpuMeter, nowMs, roundSummary, rssMb, sleep, summarize, type Summary } from "./lib.ts";
+import { BENCH_DIR, cpuMs, CpuMeter, nowMs, roundSummary, rssMb, sleep, summarize, type Summary } from "./lib.ts";
 import { Phone } from "./phone.ts";
 
 export interface Config {
@@ -57,6 +59,9 @@ export interface LoadResult extends IdleResult {
 
 const WARMUP_ASKS = 50;
 
+/** `BENCH_ALLOC_PROFILE=1`: the daemon's sampled allocations (garbage included) over the load window. */
+const ALLOC_PROFILE = process.env.BENCH_ALLOC_PROFILE === "1";
+
 export async function runIdle(cfg: Config): Promise<IdleResult> {
   const cluster = new Cluster("idle");
   try {
@@ -97,6 +102,7 @@ export async function runLoad(cfg: Config, log: (line: string) => void): Promise
     const p0 = await phones.call<{ messages: number }[]>("stats");
     const t0 = nowMs();
     daemonCpu.start();
+    if (ALLOC_PROFILE) await cluster.daemon!.call("alloc-start");
 
     // The asks are spread over the window, so they sample all of it (GC, bursts).
     const gapMs = Math.max(1, ((cfg.seconds * 1000) / cfg.asks) * 0.8);
@@ -106,6 +112,11 @@ export async function runLoad(cfg: Config, log: (line: string) => void): Promise
 
     const window = (nowMs() - t0) / 1000;
     const cpu = daemonCpu.read();
+    if (ALLOC_PROFILE) {
+      const profile = await cluster.daemon!.call<string>("alloc-stop");
+      mkdirSync(join(BENCH_DIR, "results", "profiles"), { recursive: true });
+      writeFileSync(join(BENCH_DIR, "results", "profiles", "load-daemon.heapprofile"), profile);
+    }
     const busy = machine();
     const agentsCpu = (agentPids.reduce((n, pid) => n + cpuMs(pid), 0) - agentsCpu0) / (window * 1000);
     const rss = rssMb(daemonPid);

@@ -22,6 +22,12 @@ export interface MemoryResult {
   heapWarmMb: number;
   heapEndMb: number;
   rssSeries: [number, number][];
+  /** Where the RSS was (no GC first) after the warm-up and at the end: daemon-entry.js `probe`. */
+  probeIngest: unknown;
+  probeWarm: unknown;
+  probeEnd: unknown;
+  /** V8 heap in use (committed old space, MB), sampled every 5 s without a GC: the garbage's share. */
+  heapSeries: [number, number, number][];
   eventsAfterWarm: number;
   daemonBytesPerItem: number;
   sdkBytesPerPane: number;
@@ -54,6 +60,7 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
     const sdk0 = await cluster.loadStats(true);
     await cluster.startLatencyAgent();
     const ingestMs = await cluster.startDaemon({ panes: panes + 1, timeoutMs: 600_000 });
+    const probeIngest = await cluster.daemon!.call("probe");
     const idle = await cluster.daemonStats(true);
     log(`memory: daemon holds ${panes} panes after ${(ingestMs / 1000).toFixed(1)} s (heap ${(idle.memory.heapUsed / 2 ** 20).toFixed(0)} MB)`);
 
@@ -63,9 +70,18 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
     const pid = cluster.daemon!.pid;
     const series: [number, number][] = [];
     const t0 = nowMs();
-    const sampler = setInterval(() => series.push([Number(((nowMs() - t0) / 1000).toFixed(1)), Number(rssMb(pid).toFixed(1))]), 1000);
+    const heapSeries: [number, number, number][] = [];
+    let tick = 0;
+    const sampler = setInterval(() => {
+      const at = Number(((nowMs() - t0) / 1000).toFixed(1));
+      series.push([at, Number(rssMb(pid).toFixed(1))]);
+      if (tick++ % 5 === 0) {
+        void cluster.daemon!.call<{ memory: { heapUsed: number }; heap: { totalPhysical: number } }>("probe").then((p) => heapSeries.push([at, p.memory.heapUsed, p.heap.totalPhysical]), () => {});
+      }
+    }, 1000);
     try {
       await sleep(WARMUP_S * 1000);
+      const probeWarm = await cluster.daemon!.call("probe");
       const warm = await cluster.daemonStats(true);
       const rssWarm = rssMb(pid);
       const sdkWarm = await cluster.loadStats(true);
@@ -77,6 +93,7 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
       const left = tEnd - nowMs();
       if (left > 0) await sleep(left);
       const rssEnd = rssMb(pid);
+      const probeEnd = await cluster.daemon!.call("probe");
       const end = await cluster.daemonStats(true);
       const e1 = Object.values(end.published).reduce((a, b) => a + b, 0);
       const sdk1 = await cluster.loadStats(true);
@@ -97,6 +114,10 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
         heapWarmMb: warm.memory.heapUsed / 2 ** 20,
         heapEndMb: end.memory.heapUsed / 2 ** 20,
         rssSeries: series,
+        probeIngest,
+        probeWarm,
+        probeEnd,
+        heapSeries,
         eventsAfterWarm: e1 - e0,
         // The whole heap after the warm-up (after a full GC) over the items: an upper bound per
         // item, since it includes the daemon's own ~30 MB.

@@ -12,8 +12,12 @@
  *   BENCH_MEM_TEXT=200     bytes of text per filled item
  *   BENCH_MEM_SECONDS=60   streaming after warm-up in the memory run
  *   BENCH_PWA_ITEMS=2000   items in the chat the browser draws
- *   BENCH_ONLY=floor,idle,load,memory,pwa   run only these parts
- *   BENCH_DAEMON_NODE_FLAGS="--max-semi-space-size=4"   extra node flags for the daemon (experiments)
+ *   BENCH_ONLY=floor,idle,serve,load,memory,pwa   run only these parts
+ *   BENCH_SERVE_SECONDS=20 how long `collie serve` idles before its RSS is read
+ *   BENCH_DAEMON_FROM=sources   run the daemon from its TypeScript (before issue 18) instead of server/dist
+ *   BENCH_DAEMON_NODE_FLAGS="--max-semi-space-size=4"   node flags for the daemon instead of the bin's (experiments)
+ *   BENCH_ALLOC_PROFILE=1  the daemon's sampled allocations over the load window (garbage included),
+ *                          bench/results/profiles/load-daemon.heapprofile
  *   BENCH_PROFILE=1        CPU profiles of the daemon and the timed agent of each run, and of the PWA
  *                          opening the chat (bench/results/profiles; read them with
  *                          `node bench/profile-summary.ts <file>`); BENCH_PROFILE_INTERVAL=<µs>
@@ -27,9 +31,11 @@ import { measureFloor, type FloorResult } from "./floor.ts";
 import { runIdle, runLoad, type IdleResult, type LoadResult } from "./load.ts";
 import { runMemory, type MemoryResult } from "./memory.ts";
 import { runPwa, type PwaResult } from "./pwa.ts";
+import { runServe, type ServeResult } from "./serve.ts";
+import { BEFORE_18_DAEMON, daemonConfig } from "./cluster.ts";
 import { BENCH_DIR, envInt, killAll, round, roundSummary, type Summary } from "./lib.ts";
 
-const only = new Set((process.env.BENCH_ONLY ?? "floor,idle,load,memory,pwa").split(",").map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? "floor,idle,serve,load,memory,pwa").split(",").map((s) => s.trim()));
 const cfg = {
   asks: envInt("BENCH_ASKS", 1000),
   seconds: envInt("BENCH_SECONDS", 25),
@@ -42,7 +48,25 @@ const cfg = {
   memText: envInt("BENCH_MEM_TEXT", 200),
   memSeconds: envInt("BENCH_MEM_SECONDS", 60),
   pwaItems: envInt("BENCH_PWA_ITEMS", 2000),
+  serveSeconds: envInt("BENCH_SERVE_SECONDS", 20),
+  daemonFrom: daemonConfig.from,
+  daemonFlags: daemonConfig.flags,
+  compare: process.env.BENCH_COMPARE === "1",
+  beforeRoot: BEFORE_18_DAEMON.root,
   profile: process.env.BENCH_PROFILE === "1",
+};
+
+/**
+ * Issue 18's four goals, each with this run's figure beside the figures before the issue's work
+ * (docs/performance.md): the daemon mirrored whole views and ran its TypeScript by type stripping.
+ * Its "today" when filed, then after views were read on demand (still type stripped).
+ */
+const BEFORE_18 = {
+  fullPanesRss: "1439–1496 MB mirroring whole views; 292 MB (max 296) with views on demand, type stripped",
+  serveIdleRss: "~155 MB when filed; 121 MB with views on demand and --max-semi-space-size=1, type stripped",
+  // The quiet run of docs/performance.md, the figures the issue names.
+  ratios: { askIdle: 2.4, tapIdle: 4.2, askLoad: 3.2, tapLoad: 4.7 },
+  notHeld: "not measured (every view was held)",
 };
 
 const resultsDir = join(BENCH_DIR, "results");
@@ -63,10 +87,14 @@ interface Results {
   /** The same floor measured again at the end: how much the machine drifted during the run. */
   floorEnd?: { http: Summary; ws: Summary; sum: number };
   idle?: IdleResult;
+  serve?: ServeResult;
   load?: LoadResult;
   memory?: MemoryResult;
   pwa?: PwaResult;
   goals?: { goal: string; value: string; met: boolean }[];
+  issue18?: { goal: string; now: string; before: string; met: boolean | null }[];
+  /** `BENCH_COMPARE=1`: the same parts in the same run with the daemon as before issue 18 (BEFORE_18_DAEMON). */
+  before: { idle?: IdleResult; serve?: ServeResult; load?: LoadResult; memory?: MemoryResult };
   seconds?: number;
 }
 
@@ -81,7 +109,27 @@ const results: Results = {
     loadAverageAtStart: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
   },
   config: cfg,
+  before: {},
 };
+
+/**
+ * Runs a part; with `BENCH_COMPARE=1` first with the daemon as it ran before issue 18 (its
+ * TypeScript, type stripped, `--max-semi-space-size=1`), then as now, back to back, so a busy
+ * machine weighs on both alike.
+ */
+async function both<T>(name: string, keepBefore: (before: T) => void, run: () => Promise<T>): Promise<T> {
+  if (!cfg.compare) return run();
+  const now = { ...daemonConfig };
+  Object.assign(daemonConfig, BEFORE_18_DAEMON);
+  log(`${name}: first as before issue 18 (${BEFORE_18_DAEMON.from} of ${BEFORE_18_DAEMON.root}, ${BEFORE_18_DAEMON.flags})`);
+  try {
+    keepBefore(await run());
+  } finally {
+    Object.assign(daemonConfig, now);
+  }
+  log(`${name}: now (${now.from}, ${now.flags})`);
+  return run();
+}
 
 try {
   if (only.has("floor")) {
@@ -94,15 +142,19 @@ try {
   }
   if (only.has("idle")) {
     log(`idle: ${cfg.asks} asks, nothing else running`);
-    results.idle = await runIdle(cfg);
+    results.idle = await both("idle", (b) => (results.before.idle = b), () => runIdle(cfg));
+  }
+  if (only.has("serve")) {
+    log(`serve: collie serve with the example agent, idle for ${cfg.serveSeconds} s`);
+    results.serve = await both("serve", (b) => (results.before.serve = b), () => runServe({ seconds: cfg.serveSeconds }, log));
   }
   if (only.has("load")) {
     log(`load: ${cfg.agents} agents × ${cfg.panes} panes at ${cfg.hz} Hz, ${cfg.phones} watching phones, ${cfg.asks} asks over ${cfg.seconds} s`);
-    results.load = await runLoad(cfg, log);
+    results.load = await both("load", (b) => (results.before.load = b), () => runLoad(cfg, log));
   }
   if (only.has("memory")) {
     log(`memory: ${cfg.agents * cfg.panes} panes × ${cfg.memItems} items, then streaming for ${cfg.memSeconds} s`);
-    results.memory = await runMemory(cfg, log);
+    results.memory = await both("memory", (b) => (results.before.memory = b), () => runMemory(cfg, log));
   }
   if (only.has("pwa")) {
     log("pwa: production build and Chromium");
@@ -120,6 +172,7 @@ try {
 }
 results.seconds = round((Date.now() - started) / 1000, 1);
 results.goals = goals(results);
+results.issue18 = issue18(results);
 writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${table(results)}`);
 console.log(`\nwrote ${join(resultsDir, "latest.json")} (${results.seconds} s)`);
@@ -154,6 +207,7 @@ function table(r: Results): string {
   const m = r.machine;
   const out = [
     `machine: ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB, ${m.platform}; Node ${m.node}; load average at start ${m.loadAverageAtStart}`,
+    `daemon: ${r.config.daemonFrom === "built" ? "built JavaScript (server/dist)" : "TypeScript sources, type stripped"}, node ${r.config.daemonFlags}`,
     "",
     line(rows[0]!), w.map((n) => "-".repeat(n)).join("  "), ...rows.slice(1).map(line),
   ];
@@ -170,12 +224,16 @@ function table(r: Results): string {
   if (r.idle?.daemonRssMb !== undefined) {
     kv.push(["idle: daemon RSS (one agent, one pane)", `${r.idle.daemonRssMb.toFixed(0)} MB, heap ${r.idle.daemonHeapAfterGcMb!.toFixed(0)} MB after a full GC`]);
   }
+  if (r.serve) {
+    const s = r.serve;
+    kv.push(["serve: collie serve idle, example agent", `${s.rssMb.toFixed(0)} MB RSS after ${s.seconds} s (max ${s.rssMaxMb.toFixed(0)}): ${s.anonMb.toFixed(0)} MB anonymous, ${s.fileMb.toFixed(0)} MB file-backed (the node binary's code)${s.exampleRssMb !== undefined ? `; the example agent's own process ${s.exampleRssMb.toFixed(0)} MB` : ""}`]);
+  }
   if (r.load) {
     const l = r.load;
     kv.push(["load: partial-reply updates by agents", `${Math.round(l.itemUpdatesPerSec)} /s (target ${cfg.agents * cfg.panes * cfg.hz}); ${Math.round(l.agentEventsPerSec)} events/s written with the turns' state events`]);
     kv.push(["load: events the daemon applied", `${Math.round(l.daemonEventsPerSec)} /s (${Math.round(l.daemonItemsPerSec)} items/s)`]);
     kv.push(["load: events pages the daemon read", `${Math.round(l.pagesPerSec)} /s, ${l.eventsPerPage.toFixed(1)} events per page`]);
-    kv.push(["load: daemon CPU", `${(l.daemonCpu * 100).toFixed(0)}% of one core (machine busy ${(l.machineCpu * 100).toFixed(0)}% of ${r.machine.cores} cores)`]);
+    kv.push(["load: daemon CPU", `${(l.daemonCpu * 100).toFixed(0)}% of one core (machine busy ${(l.machineCpu * 100).toFixed(0)}% of ${r.machine.cores} cores); ${((l.daemonCpu * 100 * 1000) / l.pagesPerSec).toFixed(1)}% per 1000 pages/s`]);
     kv.push(["load: agent processes CPU", `${(l.agentsCpu * 100).toFixed(0)}% of one core in total`]);
     kv.push(["load: daemon RSS", `${l.daemonRssMb.toFixed(0)} MB, heap in use ${l.daemonHeapMb.toFixed(0)} MB, ${l.daemonHeapAfterGcMb.toFixed(0)} MB after a full GC (${cfg.agents * cfg.panes} panes, short conversations)`]);
     kv.push(["load: watching phones got", `${Math.round(l.phoneMessagesPerSec)} messages/s in total`]);
@@ -197,13 +255,60 @@ function table(r: Results): string {
       kv.push([`pwa: open a ${p.items}-item chat → drawn`, `${ms(p.drawMs)} ms median of ${p.drawRuns} (first ${ms(p.drawFirstMs)} ms; ${ms(p.drawAfterViewMs)} ms after its view arrived; ${p.rowsDrawn} rows in the DOM)`]);
       kv.push(["pwa: the same, CPU slowed 4×", `${ms(p.drawSlowCpuMs)} ms`]);
     }
+    if (p.notHeld) {
+      const n = p.notHeld;
+      kv.push(["pwa: open a chat not held → first rows", `${ms(n.notHeldMs)} ms median of ${n.runs} (its view read from the agent), beside ${ms(n.heldMs)} ms for a held one: +${ms(n.extraMs)} ms; the agent's read ${ms(n.agentReadMs)} ms (the daemon's whole opening ${ms(n.daemonMs)} ms), so Collie adds ${ms(n.overheadMs)} ms`]);
+    }
     if (p.append) kv.push(["pwa: append at 4 Hz", `${p.append.appends} items in ${p.append.seconds} s: ${p.append.longTasks} long tasks (longest ${ms(p.append.longestTaskMs)} ms), ${p.append.droppedFrames} missed vsyncs of ${p.append.frames + p.append.droppedFrames}`]);
     if (p.quiet) kv.push(["pwa: nothing arriving (baseline)", `${p.quiet.longTasks} long tasks (longest ${ms(p.quiet.longestTaskMs)} ms), ${p.quiet.droppedFrames} missed vsyncs of ${p.quiet.frames + p.quiet.droppedFrames}`]);
     if (p.error) kv.push(["pwa: browser failed", p.error]);
   }
+  const b = r.before;
+  if (b.idle || b.serve || b.load || b.memory) {
+    const f = (s: Summary | undefined) => (s && floor ? `${ms(s.p50)} ms (${(s.p50 / floor).toFixed(1)}×)` : "–");
+    if (b.idle) kv.push(["before 18, same run: idle", `ask → phone ${f(b.idle.askToPhone)}, tap → agent ${f(b.idle.tapToAgent)}; daemon RSS ${b.idle.daemonRssMb?.toFixed(0) ?? "–"} MB`]);
+    if (b.serve) kv.push(["before 18, same run: collie serve idle", `${b.serve.rssMb.toFixed(0)} MB RSS (max ${b.serve.rssMaxMb.toFixed(0)}): ${b.serve.anonMb.toFixed(0)} MB anonymous, ${b.serve.fileMb.toFixed(0)} MB file-backed`]);
+    if (b.load) kv.push(["before 18, same run: load", `ask → phone ${f(b.load.askToPhone)} p99 ${ms(b.load.askToPhone.p99)}, tap → agent ${f(b.load.tapToAgent)}; daemon CPU ${(b.load.daemonCpu * 100).toFixed(0)}% (${((b.load.daemonCpu * 100 * 1000) / b.load.pagesPerSec).toFixed(1)}% per 1000 pages/s, ${b.load.eventsPerPage.toFixed(1)} events per page), RSS ${b.load.daemonRssMb.toFixed(0)} MB`]);
+    if (b.memory) kv.push(["before 18, same run: 1000 full panes", `RSS ${b.memory.rssWarmMb.toFixed(0)} → ${b.memory.rssEndMb.toFixed(0)} MB (max ${b.memory.rssMaxMb.toFixed(0)}), heap after GC ${b.memory.heapEndMb.toFixed(0)} MB; ask → phone ${f(b.memory.askToPhone)}, tap → agent ${f(b.memory.tapToAgent)}`]);
+  }
   const kw = Math.max(...kv.map(([k]) => k.length));
   const goalsText = (r.goals ?? []).map((g) => `${g.met ? "MET   " : "MISSED"} ${g.goal}: ${g.value}`);
-  return [...out, "", ...kv.map(([k, v]) => `${k.padEnd(kw)}  ${v}`), "", "goals:", ...goalsText].join("\n");
+  const issueText = (r.issue18 ?? []).map((g) => `${g.met === null ? "  –   " : g.met ? "MET   " : "MISSED"} ${g.goal}: ${g.now}  (before: ${g.before})`);
+  return [...out, "", ...kv.map(([k, v]) => `${k.padEnd(kw)}  ${v}`), "", "goals:", ...goalsText, "", "issue 18, memory stays small (now, and before it):", ...issueText].join("\n");
+}
+
+function issue18(r: Results): { goal: string; now: string; before: string; met: boolean | null }[] {
+  const g: { goal: string; now: string; before: string; met: boolean | null }[] = [];
+  if (r.memory) {
+    const m = r.memory;
+    const b = r.before.memory;
+    g.push({ goal: `daemon RSS ≤ 150 MB at ${m.panes} panes × ${m.items} items, flat`, now: `${m.rssEndMb.toFixed(0)} MB at the end, ${m.rssWarmMb.toFixed(0)} after warm-up, max ${m.rssMaxMb.toFixed(0)}`, before: `${b ? `this run, the daemon as before: ${b.rssEndMb.toFixed(0)} MB, max ${b.rssMaxMb.toFixed(0)}; ` : ""}${BEFORE_18.fullPanesRss}`, met: m.rssMaxMb <= 150 });
+  }
+  if (r.serve) {
+    const b = r.before.serve;
+    g.push({ goal: "daemon RSS idle with the example agent ≤ 90 MB", now: `${r.serve.rssMb.toFixed(0)} MB (max ${r.serve.rssMaxMb.toFixed(0)})`, before: `${b ? `this run, the daemon as before: ${b.rssMb.toFixed(0)} MB; ` : ""}${BEFORE_18.serveIdleRss}`, met: r.serve.rssMaxMb <= 90 });
+  }
+  const floor = r.floor?.sum;
+  if (floor && (r.idle || r.load)) {
+    const sameRun = r.before.idle !== undefined || r.before.load !== undefined;
+    const b = sameRun
+      ? { askIdle: (r.before.idle?.askToPhone.p50 ?? NaN) / floor, tapIdle: (r.before.idle?.tapToAgent.p50 ?? NaN) / floor, askLoad: (r.before.load?.askToPhone.p50 ?? NaN) / floor, tapLoad: (r.before.load?.tapToAgent.p50 ?? NaN) / floor }
+      : BEFORE_18.ratios;
+    const now = { askIdle: r.idle ? r.idle.askToPhone.p50 / floor : NaN, tapIdle: r.idle ? r.idle.tapToAgent.p50 / floor : NaN, askLoad: r.load ? r.load.askToPhone.p50 / floor : NaN, tapLoad: r.load ? r.load.tapToAgent.p50 / floor : NaN };
+    const f = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)}×` : "–");
+    g.push({
+      goal: "no latency regression: p50 / floor, ask → phone and tap → agent, idle · under load",
+      now: `${f(now.askIdle)} ${f(now.tapIdle)} · ${f(now.askLoad)} ${f(now.tapLoad)} (floor ${ms(floor)} ms)`,
+      before: `${f(b.askIdle)} ${f(b.tapIdle)} · ${f(b.askLoad)} ${f(b.tapLoad)} (${sameRun ? "this run, the daemon as before" : "the quiet run of docs/performance.md"})`,
+      // In the same run, within the noise of a p50 (10 %); against the quiet run's figures, no worse.
+      met: (Object.keys(b) as (keyof typeof b)[]).every((k) => !Number.isFinite(now[k]) || !Number.isFinite(b[k]) || now[k] <= b[k] * (sameRun ? 1.1 : 1)),
+    });
+  }
+  if (r.pwa?.notHeld) {
+    const n = r.pwa.notHeld;
+    g.push({ goal: "a chat not held: first rows within the agent's read + 50 ms (beside a held one)", now: `${ms(n.notHeldMs)} ms vs ${ms(n.heldMs)} ms held, read ${ms(n.agentReadMs)} ms: Collie adds ${ms(n.overheadMs)} ms`, before: BEFORE_18.notHeld, met: n.overheadMs <= 50 });
+  }
+  return g;
 }
 
 function goals(r: Results): { goal: string; value: string; met: boolean }[] {

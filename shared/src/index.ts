@@ -4,3 +4,7 @@ export * from "./api.ts";
 export { compareConversations, isWaiting } from "./order.ts";
 export { answerOutcome, ANSWER_CODES, type AnswerOutcome, type OutcomeView, type TapReply } from "./outcomes.ts";
 export { PHONE_ROUTES, phonePath, type PhoneRouteName, type PhoneRouteParams } from "./phone-routes.ts";
+export type {
+  ActionReplyBody, CrewHelloReply, CrewJoinReply, CrewJoinRequest, PageQuery, PairedReply, PairRequest, PhoneActionName, PhoneBody,
+  PhoneContract, PhoneQuery, PhoneReply,
+} from "./phone-types.ts";

@@ -4,13 +4,18 @@
  * error; on Linux writes from the agent's own process tree are refused (S-7).
  */
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import { createRequire } from "node:module";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { DurableCore, type CommonOptions } from "../core/core.ts";
 import { canIdentifyPeers, isSelfOrDescendant, peerPids } from "./peer.ts";
+
+// Required, not imported: an ESM import of node:http reads its lazy `WebSocket` getters, which on
+// Node 22 load undici (Node's fetch), about 10 MB of RSS an agent never uses.
+const { createServer } = createRequire(import.meta.url)("node:http") as typeof import("node:http");
 
 /** The variable both the agent and Collie read for the socket's path (S-5). */
 export const SOCKET_ENV = "COLLIE_DURABLE_SOCKET";

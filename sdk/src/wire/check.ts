@@ -186,15 +186,18 @@ type Out<S extends Shape, O extends Shape> = { [K in keyof S]: ReturnType<S[K]> 
 
 /** An object with required keys `req` and optional keys `opt` (absent or undefined). */
 export function obj<S extends Shape, O extends Shape = {}>(req: S, opt?: O): Checker<Out<S, O>> {
+  // The keys are listed once, not on every object checked.
+  const reqKeys = Object.keys(req);
+  const optKeys = Object.keys(opt ?? {});
   return (v, path) => {
     if (!isPlainObject(v)) return fail(path, "must be an object");
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(req)) {
+    for (const key of reqKeys) {
       const sub = path ? `${path}.${key}` : key;
       if (!Object.hasOwn(v, key) || v[key] === undefined) return fail(sub, "is required");
       out[key] = req[key]!(v[key], sub);
     }
-    for (const key of Object.keys(opt ?? {})) {
+    for (const key of optKeys) {
       if (!Object.hasOwn(v, key) || v[key] === undefined) continue;
       out[key] = opt![key]!(v[key], path ? `${path}.${key}` : key);
     }

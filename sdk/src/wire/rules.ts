@@ -27,11 +27,21 @@ export function idRuleViolation(id: unknown): string | null {
   if (id.length === 0) return "must not be empty";
   if (!id.isWellFormed()) return "must be valid Unicode";
   if (overUtf8Bytes(id, LIMITS.idBytes)) return `must be at most ${LIMITS.idBytes} bytes`;
-  if (/[\p{Cc}\p{Cf}]/u.test(id)) return "must not contain a control character";
-  if (/[\s\p{Z}]/u.test(id)) return "must not contain white space";
-  if (/[/?#]/.test(id)) return "must not contain / ? or #";
+  if (ID_CONTROL.test(id)) return "must not contain a control character";
+  if (ID_SPACE.test(id)) return "must not contain white space";
+  if (ID_RESERVED.test(id)) return "must not contain / ? or #";
   return null;
 }
+
+// Made once (a regex literal in a function is a new object per call, and Collie checks every id
+// it reads); none is global, so `test` keeps no state between calls.
+const ID_CONTROL = /[\p{Cc}\p{Cf}]/u;
+const ID_SPACE = /[\s\p{Z}]/u;
+const ID_RESERVED = /[/?#]/;
+const CURSOR = /^[\x21-\x7e]+$/;
+const URL_INVISIBLE = /[\p{Cc}\p{Cf}\s\p{Z}]/u;
+const LANG = /^[A-Za-z0-9][A-Za-z0-9_+#.-]*$/;
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** True when the id follows the ID rule. */
 export function isValidId(id: unknown): id is string {
@@ -77,6 +87,7 @@ export function truncateChars(text: string, maxChars: number): string {
 // invisible format characters. U+200D (zero width joiner) stays: emoji sequences need it.
 const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
 const LINE_BREAKS = /[\t\n\r\u2028\u2029]+/g;
+const CARRIAGE_RETURNS = /\r\n?/g;
 
 export interface CleanResult {
   text: string;
@@ -91,7 +102,7 @@ export interface CleanResult {
 export function cleanText(text: string, maxBytes: number, opts: { singleLine?: boolean } = {}): CleanResult {
   let out = text.isWellFormed() ? text : text.toWellFormed();
   if (opts.singleLine) out = out.replace(LINE_BREAKS, " ");
-  out = out.replace(/\r\n?/g, "\n").replace(INVISIBLE, "");
+  out = out.replace(CARRIAGE_RETURNS, "\n").replace(INVISIBLE, "");
   out = truncateUtf8(out, maxBytes);
   return { text: out, changed: out !== text };
 }
@@ -113,7 +124,7 @@ export function hasInvisible(text: string): boolean {
 
 /** A history cursor: 1 to 512 bytes of printable ASCII without space (S-31). */
 export function isValidCursor(cursor: unknown): cursor is string {
-  return typeof cursor === "string" && cursor.length >= 1 && cursor.length <= LIMITS.cursorBytes && /^[\x21-\x7e]+$/.test(cursor);
+  return typeof cursor === "string" && cursor.length >= 1 && cursor.length <= LIMITS.cursorBytes && CURSOR.test(cursor);
 }
 
 /**
@@ -123,7 +134,7 @@ export function isValidCursor(cursor: unknown): cursor is string {
  */
 export function isHttpsUrl(href: unknown): href is string {
   if (typeof href !== "string" || overUtf8Bytes(href, LIMITS.hrefBytes)) return false;
-  if (/[\p{Cc}\p{Cf}\s\p{Z}]/u.test(href)) return false;
+  if (URL_INVISIBLE.test(href)) return false;
   try {
     const url = new URL(href);
     return url.protocol === "https:" && url.hostname.length > 0 && url.username === "" && url.password === "";
@@ -134,13 +145,13 @@ export function isHttpsUrl(href: unknown): href is string {
 
 /** A code block language: a short token such as `ts`, `c++`, `objective-c`. */
 export function isValidLang(lang: unknown): lang is string {
-  return typeof lang === "string" && lang.length >= 1 && lang.length <= LIMITS.langBytes && /^[A-Za-z0-9][A-Za-z0-9_+#.-]*$/.test(lang);
+  return typeof lang === "string" && lang.length >= 1 && lang.length <= LIMITS.langBytes && LANG.test(lang);
 }
 
 /** An ISO-8601 date-time with a zone (`Z` or `+02:00`), as `expiresAt` must be (S-22). */
 export function isIsoWithZone(value: unknown): value is string {
   if (typeof value !== "string") return false;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) return false;
+  if (!ISO_WITH_ZONE.test(value)) return false;
   if (Number.isNaN(Date.parse(value))) return false;
   // Date.parse rolls an impossible day over (2026-02-30 → March 2); the calendar date must exist.
   const day = value.slice(0, 10);

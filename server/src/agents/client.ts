@@ -4,10 +4,14 @@
  * `unreachable` instead of hanging Collie (L-2), and every reply is size-capped and parsed as JSON
  * before anyone looks at it. The token is sent, never logged or put into an error.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import type { Agent as HttpAgentType, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { StringDecoder } from "node:string_decoder";
 import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
 import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
+import { http } from "../net/http.ts";
+
+const { Agent: HttpAgent, request: httpRequest } = http;
 
 /** How Collie reaches an agent: its socket, or its URL and token (and a CA for a private certificate). */
 export type Endpoint = { kind: "socket"; path: string } | { kind: "url"; url: URL; token: string; ca?: string };
@@ -27,7 +31,7 @@ export class AgentUnreachable extends Error {
 
 export class AgentClient {
   readonly endpoint: Endpoint;
-  readonly #agent: HttpAgent;
+  readonly #agent: HttpAgentType;
   readonly #collieWire: string;
 
   constructor(endpoint: Endpoint, collieWire: readonly number[]) {
@@ -88,12 +92,16 @@ export class AgentClient {
       const onAbort = () => fail("cancelled");
       signal?.addEventListener("abort", onAbort, { once: true });
       const req = send(opts, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
+        // Each chunk becomes text as it arrives (a decoder keeps a character split between two
+        // chunks whole): no copy of the whole reply outside V8's heap, which a whole view (hundreds
+        // of KB) would be, malloc'd and held until a GC (docs/performance.md, where memory goes).
+        const decoder = new StringDecoder("utf8");
+        let text = "";
         let size = 0;
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size > MAX_REPLY_BYTES) fail(`reply larger than ${MAX_REPLY_BYTES} bytes`);
-          else chunks.push(chunk);
+          else text += decoder.write(chunk);
         });
         res.on("error", (err) => fail(describe(err)));
         res.on("end", () => {
@@ -101,7 +109,7 @@ export class AgentClient {
           clearTimeout(deadline);
           signal?.removeEventListener("abort", onAbort);
           settled = true;
-          const text = Buffer.concat(chunks).toString("utf8");
+          text += decoder.end();
           try {
             resolve({ status: res.statusCode ?? 0, body: text.length === 0 ? {} : JSON.parse(text) });
           } catch {

@@ -62,6 +62,8 @@ export class AgentConnection {
   #loop: Promise<void> | null = null;
   /** Reads of whole views in flight, by pane. */
   readonly #reading = new Map<string, Promise<void>>();
+  /** The counts in the row last published (`#countsMoved`). */
+  #shown = { open: 0, waiting: 0, notShown: 0 };
   /** Who waits for the agent to leave `starting` (see `settled`). */
   readonly #settling = new Set<() => void>();
 
@@ -73,7 +75,7 @@ export class AgentConnection {
       // A whole view that went stale is read again for its watchers; they never get a tail instead.
       if (change.type === "view-stale") return void this.#reread(change.paneId);
       opts.onChange(change);
-      if (change.type === "counts") this.#publish();
+      if (change.type === "counts" && this.#countsMoved()) this.#publish();
     }, opts.present, opts.views);
   }
 
@@ -249,9 +251,18 @@ export class AgentConnection {
       if (page.value.reset) this.#seq = 0;
       // seq only grows: an event at or below what was applied is a repeat, never applied twice (W-3).
       let last = this.#seq;
-      const events = page.value.events.filter((e) => e.seq > last && (last = e.seq) === e.seq);
-      if (events.length < page.value.events.length) this.#opts.log(`agent ${this.name}: ignored ${page.value.events.length - events.length} repeated event(s)`);
-      this.mirror.apply({ ...page.value, events });
+      let repeats = 0;
+      for (const e of page.value.events) {
+        if (e.seq > last) last = e.seq;
+        else repeats++;
+      }
+      if (repeats === 0) this.mirror.apply(page.value);
+      else {
+        let applied = this.#seq;
+        const events = page.value.events.filter((e) => e.seq > applied && (applied = e.seq) === e.seq);
+        this.#opts.log(`agent ${this.name}: ignored ${repeats} repeated event(s)`);
+        this.mirror.apply({ ...page.value, events });
+      }
       this.#seq = last;
       this.#cursor = page.value.cursor;
       onProgress();
@@ -274,7 +285,20 @@ export class AgentConnection {
     const text = JSON.stringify(summary);
     if (text === this.#published) return;
     this.#published = text;
+    this.#shown = { open: summary.counts.open, waiting: summary.counts.waiting, notShown: summary.notShown ?? 0 };
     this.#opts.onSummary(summary);
+  }
+
+  /**
+   * Whether the mirror's counts differ from those in the row last published. Every events page
+   * ends with a `counts` change; most leave them as they were, and then the row is not built and
+   * serialized again (issue 18: the garbage of a daemon under streaming load). A row that is not
+   * ready shows no counts.
+   */
+  #countsMoved(): boolean {
+    if (this.#state !== "ready") return false;
+    const c = this.mirror.counts;
+    return c.open !== this.#shown.open || c.waiting !== this.#shown.waiting || this.mirror.notShown !== this.#shown.notShown;
   }
 
   #sleep(ms: number): Promise<void> {

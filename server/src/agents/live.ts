@@ -9,7 +9,8 @@ import type { LiveMessage } from "@colliepwa/shared";
 export type Unnumbered = LiveMessage extends infer M ? (M extends LiveMessage ? Omit<M, "seq"> : never) : never;
 
 export interface LiveClient {
-  send(message: LiveMessage): void;
+  /** `text`, when given, is `JSON.stringify(message)` already: the hub serializes a message once for every phone. */
+  send(message: LiveMessage, text?: string): void;
   /** Panes this client shows, as `<agent>\n<pane>`. */
   watching: Set<string>;
   /** The paired device on the other end (X-1). */
@@ -50,7 +51,14 @@ export class LiveHub {
         this.#head = 0;
       }
     }
-    for (const client of this.#clients) if (wants(client, numbered)) client.send(numbered);
+    // One chat key and one JSON text per message, however many phones get it.
+    const key = numbered.type === "item" || numbered.type === "view" ? `${numbered.agent}\n${numbered.paneId}` : null;
+    let text: string | undefined;
+    for (const client of this.#clients) {
+      if (key !== null && !client.watching.has(key)) continue;
+      text ??= JSON.stringify(numbered);
+      client.send(numbered, text);
+    }
   }
 
   /** Messages after `since`, or null when the buffer no longer reaches back that far. */

@@ -29,8 +29,8 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
       deviceId: req.device?.id ?? null,
       close: (code, reason) => socket.close(code, reason),
       watching: new Set(),
-      send(message: LiveMessage) {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+      send(message: LiveMessage, text?: string) {
+        if (socket.readyState === socket.OPEN) socket.send(text ?? JSON.stringify(message));
       },
     };
     const since = Number(req.query.since);

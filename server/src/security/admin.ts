@@ -4,12 +4,15 @@
  * only the user who runs Collie reaches it, so it needs no token.
  */
 import { chmodSync, existsSync, lstatSync, unlinkSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { AgentSummary } from "@colliepwa/shared";
 import type { Devices } from "./devices.ts";
 import type { Invites } from "../crew/invites.ts";
+import { http } from "../net/http.ts";
+
+const { createServer, request } = http;
 
 export const ADMIN_SOCKET = "admin.sock";
 

@@ -93,11 +93,14 @@ describe("stalled and slow agents (D-2, L-2)", () => {
     const prober = (async () => {
       while (probing) {
         const p0 = Date.now();
+        // Only a snapshot asked for after desk was seen ready tells whether it stayed so: one asked
+        // for just before can come back after the WebSocket said "ready", still "starting".
+        const deskWasReady = firstSeen["desk:ready"] !== undefined;
         try {
           const snap = (await (await fetch(`${d.url}/api/snapshot`, { headers: authHeaders(d.url), signal: AbortSignal.timeout(5000) })).json()) as { agents: { name: string; state: string }[] };
           for (const a of snap.agents) {
             note(a);
-            if (a.name === "desk" && firstSeen["desk:ready"] !== undefined) deskStates.add(a.state);
+            if (a.name === "desk" && deskWasReady) deskStates.add(a.state);
           }
           if (firstSeen["desk:ready"] !== undefined) {
             const r = await d.post("/api/agents/desk/panes/p2/send", { requestId: requestId("probe"), text: "probe" });

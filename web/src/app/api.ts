@@ -1,11 +1,14 @@
 /**
- * The phone's client of Collie's API (docs/phone-api.md): plain fetches, same origin. A network
- * failure is a NetworkError, so callers can tell "no reply" (retry with the same request id) from
- * a reply.
+ * The phone's client of Collie's API (docs/phone-api.md): one typed call per route of the shared
+ * table (`PHONE_ROUTES` for the method and path, `PhoneContract` for the query, body and reply), so
+ * a body of the wrong shape does not compile. Plain fetches, same origin. A network failure is a
+ * NetworkError, so callers can tell "no reply" (retry with the same request id) from a reply.
+ *
+ * Components do not call it: actions go through the action layer (actions.ts), reads through the
+ * read layer (reads.ts).
  */
-import type { AlwaysAllowedPage, ConversationsPage, PaneDetail, PushKeyReply, PushSubscribeReply, PushSubscribeRequest, PushUnsubscribeReply, Snapshot } from "@colliepwa/shared";
-import type { HistoryItemsPage, HistoryPage, StartersPage } from "@colliepwa/durable-sdk/wire";
-import { phonePath } from "@colliepwa/shared/routes";
+import type { PhoneBody, PhoneQuery, PhoneReply, PhoneRouteName, PhoneRouteParams } from "@colliepwa/shared";
+import { PHONE_ROUTES, phonePath } from "@colliepwa/shared/routes";
 
 export class NetworkError extends Error {
   override name = "NetworkError";
@@ -13,7 +16,38 @@ export class NetworkError extends Error {
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
+  /** The 2xx body as the route declares it; with another status, an error body. */
   body: T;
+}
+
+/** A route's request, its address built from the table: what the outbox keeps and sends again unchanged. */
+export interface RouteRequest<N extends PhoneRouteName = PhoneRouteName> {
+  route: N;
+  method: (typeof PHONE_ROUTES)[N]["method"];
+  path: string;
+  body?: PhoneBody<N>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** What a call takes after the route's path parameters: its body when it takes one, else its query. */
+export type CallInput<N extends PhoneRouteName> = [PhoneBody<N>] extends [never]
+  ? [PhoneQuery<N>] extends [never] ? [query?: undefined, options?: CallOptions] : [query?: PhoneQuery<N>, options?: CallOptions]
+  : [body: PhoneBody<N>, options?: CallOptions];
+
+/** Builds a route's request from the table: its method, its address, its typed body or query. */
+export function request<N extends PhoneRouteName>(name: N, params: PhoneRouteParams<N>, ...[input]: CallInput<N>): RouteRequest<N> {
+  const { method } = PHONE_ROUTES[name];
+  if (method === "GET") return { route: name, method, path: phonePath(name, params, input as Record<string, string | number | undefined> | undefined) };
+  return { route: name, method, path: phonePath(name, params), body: input as PhoneBody<N> };
+}
+
+/** The `message` of an error reply (Collie's catalog and the agent's errors both carry one). */
+export function errorMessage(body: unknown): string | undefined {
+  const m = body !== null && typeof body === "object" ? (body as { message?: unknown }).message : undefined;
+  return typeof m === "string" ? m : undefined;
 }
 
 export class Api {
@@ -25,16 +59,24 @@ export class Api {
     this.#fetch = fetchImpl;
   }
 
-  async #call<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown, signal?: AbortSignal): Promise<Reply<T>> {
+  /** Calls a route of the table: `api.call("send", {agent, pane}, {requestId, text})`. */
+  call<N extends PhoneRouteName>(name: N, params: PhoneRouteParams<N>, ...input: CallInput<N>): Promise<Reply<PhoneReply<N>>> {
+    const [, options] = input;
+    return this.send<PhoneReply<N>>(request(name, params, ...input), options);
+  }
+
+  /** Sends a request built by `request` (or kept by the outbox), unchanged. */
+  async send<T = Record<string, unknown>>(req: { method: RouteRequest["method"]; path: string; body?: unknown }, options: CallOptions = {}): Promise<Reply<T>> {
+    const body = req.body;
     let res: Response;
     try {
-      res = await this.#fetch(`${this.#base}${path}`, {
-        method,
+      res = await this.#fetch(`${this.#base}${req.path}`, {
+        method: req.method,
         headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: "same-origin",
         cache: "no-store",
-        signal,
+        signal: options.signal,
       });
     } catch (err) {
       throw new NetworkError((err as Error).message || "network error");
@@ -48,63 +90,4 @@ export class Api {
     }
     return { status: res.status, body: parsed as T };
   }
-
-  /** Whether this device is paired (X-1): 200 when it is, 401 `unpaired` when not. */
-  me(): Promise<Reply<{ paired?: boolean; error?: string }>> {
-    return this.#call("GET", phonePath("me", {}));
-  }
-  /** Trades a one-time pairing code for this device's pairing (an HttpOnly cookie). */
-  pair(code: string, name: string): Promise<Reply<{ paired?: boolean; error?: string; message?: string }>> {
-    return this.#call("POST", phonePath("pair", {}), { code, name });
-  }
-  snapshot(): Promise<Reply<Snapshot>> {
-    return this.#call("GET", phonePath("snapshot", {}));
-  }
-  /** A further page of an agent's open conversations (the snapshot holds the first). */
-  conversations(agent: string, q: { after?: string; limit?: number } = {}): Promise<Reply<ConversationsPage>> {
-    return this.#call("GET", phonePath("conversations", { agent }, q));
-  }
-  pane(agent: string, pane: string): Promise<Reply<PaneDetail>> {
-    return this.#call("GET", phonePath("pane", { agent, pane }));
-  }
-  history(agent: string, q: { after?: string; limit?: number } = {}): Promise<Reply<HistoryPage>> {
-    return this.#call("GET", phonePath("history", { agent }, q));
-  }
-  historyItems(agent: string, session: string, q: { after?: string; limit?: number } = {}): Promise<Reply<HistoryItemsPage>> {
-    return this.#call("GET", phonePath("historyItems", { agent, session }, q));
-  }
-  /** The tools a phone answered `Always allow` for (the agent's home lists them). */
-  alwaysAllowed(agent: string): Promise<Reply<AlwaysAllowedPage>> {
-    return this.#call("GET", phonePath("alwaysAllowed", { agent }));
-  }
-  starters(agent: string): Promise<Reply<StartersPage>> {
-    return this.#call("GET", phonePath("starters", { agent }));
-  }
-  /** A phone action (P-14): the body carries the request id. */
-  post(path: string, body: { requestId: string } & Record<string, unknown>): Promise<Reply> {
-    return this.#call("POST", path, body);
-  }
-  /** Push opt-in (P-27, docs/push.md): the VAPID key, then this device's subscription. */
-  pushKey(): Promise<Reply<PushKeyReply>> {
-    return this.#call("GET", phonePath("pushKey", {}));
-  }
-  pushSubscribe(body: PushSubscribeRequest): Promise<Reply<PushSubscribeReply>> {
-    return this.#call("POST", phonePath("pushSubscribe", {}), body);
-  }
-  pushUnsubscribe(endpoint: string): Promise<Reply<PushUnsubscribeReply>> {
-    return this.#call("DELETE", phonePath("pushUnsubscribe", {}), { endpoint });
-  }
 }
-
-/** Paths of the phone actions (docs/phone-api.md), from the one route table (shared phone-routes.ts). */
-export const actionPath = {
-  answer: (agent: string, pane: string, ask: string) => phonePath("answer", { agent, pane, ask }),
-  send: (agent: string, pane: string) => phonePath("send", { agent, pane }),
-  steer: (agent: string, pane: string) => phonePath("steer", { agent, pane }),
-  stop: (agent: string, pane: string) => phonePath("stop", { agent, pane }),
-  action: (agent: string, pane: string, action: string) => phonePath("action", { agent, pane, action }),
-  rename: (agent: string) => phonePath("rename", { agent }),
-  close: (agent: string) => phonePath("close", { agent }),
-  reopen: (agent: string) => phonePath("reopen", { agent }),
-  starter: (agent: string, starter: string) => phonePath("starter", { agent, starter }),
-};

@@ -2,18 +2,24 @@
  * The phone's outbox (P-14, P-20, P-26): every action is saved with its request id (idb-keyval)
  * before it is sent, and stays until a reply says what happened. After a reload or a reconnect the
  * same request id is sent again, so Collie and the agent's receipts make it land exactly once.
+ * Components do not use it directly: the action layer (actions.ts) builds each request from the
+ * route table and owns when a request id is new and when it is sent again.
  */
 import { createStore, del, entries, set, type UseStore } from "idb-keyval";
+import type { ActionReplyBody, PhoneActionName } from "@colliepwa/shared";
 import { NetworkError, type Api, type Reply } from "./api.ts";
 
-export type ActionKind = "answer" | "send" | "steer" | "stop" | "action" | "rename" | "close" | "reopen" | "starter";
+/** An action's kind is the name of its route in the table (`PHONE_ROUTES`). */
+export type ActionKind = PhoneActionName;
 
 export interface PendingAction {
   requestId: string;
   kind: ActionKind;
   agent: string;
   pane?: string;
+  /** The route's address, built from the table when the action was made; sent again unchanged. */
   path: string;
+  /** As saved (an earlier version of the page may have saved it): sent again unchanged. */
   body: { requestId: string } & Record<string, unknown>;
   createdAt: number;
   /** How many times it was sent. */
@@ -26,7 +32,10 @@ export interface PendingAction {
 }
 
 /** What a send came to: a reply, or no reply (the network failed: retry with the same id). */
-export type SendResult = { kind: "reply"; reply: Reply } | { kind: "no-reply" };
+export type SendResult = { kind: "reply"; reply: Reply<ActionReplyBody> } | { kind: "no-reply" };
+
+/** How many actions of this page the outbox remembers after they settled, to send one again as it was. */
+const SAVED_KEPT = 200;
 
 /** Where pending actions live; idb-keyval in the browser, a Map in tests. */
 export interface OutboxStorage {
@@ -52,11 +61,6 @@ export function memoryOutboxStorage(): OutboxStorage {
   };
 }
 
-/** A new request id: one per tap (P-14). */
-export function newRequestId(): string {
-  return crypto.randomUUID();
-}
-
 export class Outbox {
   readonly #api: Api;
   readonly #storage: OutboxStorage;
@@ -66,6 +70,8 @@ export class Outbox {
   #pending: PendingAction[] = [];
   /** The last result of each request id sent from this page (replies and no-replies). */
   #results = new Map<string, SendResult>();
+  /** The actions saved or loaded on this page (the newest SAVED_KEPT), settled or not, so each can be sent again as it was. */
+  #saved = new Map<string, PendingAction>();
   #version = 0;
 
   constructor(api: Api, storage: OutboxStorage, now: () => number = Date.now) {
@@ -77,6 +83,7 @@ export class Outbox {
   /** Loads what an earlier page left unsent. */
   async load(): Promise<PendingAction[]> {
     this.#pending = (await this.#storage.all()).sort((a, b) => a.createdAt - b.createdAt);
+    for (const a of this.#pending) this.#keep(a);
     this.#notify();
     return this.#pending;
   }
@@ -105,13 +112,31 @@ export class Outbox {
     return () => this.#listeners.delete(fn);
   }
 
-  /** Saves, then sends an action. */
+  /** The action saved under this request id on this page (or loaded from an earlier one), pending or settled. */
+  saved(requestId: string): PendingAction | undefined {
+    return this.#pending.find((p) => p.requestId === requestId) ?? this.#saved.get(requestId);
+  }
+
+  /**
+   * Saves, then sends an action. Nothing the page sees changes before the action is saved: it
+   * shows in `pending` from then on (so a caller can note its request id first).
+   */
   async submit(a: Omit<PendingAction, "createdAt" | "attempts">): Promise<SendResult> {
     const action: PendingAction = { ...a, createdAt: this.#now(), attempts: 0 };
-    this.#pending = [...this.#pending, action];
     await this.#storage.put(action);
+    this.#pending = [...this.#pending.filter((p) => p.requestId !== action.requestId), action];
+    this.#keep(action);
     this.#notify();
     return this.send(action.requestId);
+  }
+
+  #keep(action: PendingAction): void {
+    this.#saved.delete(action.requestId);
+    this.#saved.set(action.requestId, action);
+    for (const id of this.#saved.keys()) {
+      if (this.#saved.size <= SAVED_KEPT) break;
+      this.#saved.delete(id);
+    }
   }
 
   /** Sends (again) the pending action with this request id, unchanged. */
@@ -123,7 +148,7 @@ export class Outbox {
     const run = (async (): Promise<SendResult> => {
       action.attempts++;
       try {
-        const reply = await this.#api.post(action.path, action.body);
+        const reply = await this.#api.send<ActionReplyBody>({ method: "POST", path: action.path, body: action.body });
         this.#results.set(requestId, { kind: "reply", reply });
         if (action.kind === "send" && isHeld(reply)) {
           // Collie holds the message for an agent that is away (D-5). The phone keeps its line until
@@ -180,6 +205,6 @@ export class Outbox {
 }
 
 /** Collie's `202 {held: true}`: it keeps the action for an agent that is away (D-5). */
-export function isHeld(reply: Reply): boolean {
+export function isHeld(reply: Reply<ActionReplyBody>): boolean {
   return reply.status === 202 && reply.body.held === true;
 }

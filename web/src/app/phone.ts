@@ -1,9 +1,11 @@
 /**
  * The phone's parts put together (ntfy-style: plain classes, React only in components): the API
- * client, the live connection feeding the store, and the outbox that retries unsent actions with
- * their request ids whenever the connection comes back (P-26).
+ * client, the live connection feeding the store, the outbox that retries unsent actions with
+ * their request ids whenever the connection comes back (P-26), and the action layer every tap
+ * goes through (actions.ts).
  */
-import { Api } from "./api.ts";
+import { PhoneActions } from "./actions.ts";
+import { Api, errorMessage } from "./api.ts";
 import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
@@ -27,6 +29,8 @@ export class Phone {
   readonly api: Api;
   readonly store = new PhoneStore();
   readonly outbox: Outbox;
+  /** Every phone action: request ids, the outbox, sending again (actions.ts). */
+  readonly actions: PhoneActions;
   readonly live: LiveConnection;
   readonly now: () => number;
   readonly #viewCache: ViewCacheStorage;
@@ -38,6 +42,7 @@ export class Phone {
     this.api = opts.api ?? new Api();
     this.now = opts.now ?? Date.now;
     this.outbox = new Outbox(this.api, opts.storage ?? idbOutboxStorage(), this.now);
+    this.actions = new PhoneActions(this.outbox);
     this.#viewCache = opts.viewCache ?? (typeof indexedDB !== "undefined" ? idbViewCache() : memoryViewCache());
     this.store.subscribe(() => this.#saveSoon());
     this.live = new LiveConnection({
@@ -79,7 +84,7 @@ export class Phone {
    */
   async checkPaired(): Promise<boolean> {
     try {
-      const r = await this.api.me();
+      const r = await this.api.call("me", {});
       if (r.status === 401) {
         this.store.setUnpaired(true);
         this.live.close();
@@ -96,11 +101,11 @@ export class Phone {
   async pair(code: string, name: string): Promise<{ ok: true } | { ok: false; message: string }> {
     let r;
     try {
-      r = await this.api.pair(code, name);
+      r = await this.api.call("pair", {}, { code, name });
     } catch {
       return { ok: false, message: "Collie cannot be reached. Try again." };
     }
-    if (r.status !== 200) return { ok: false, message: r.body.message ?? "This pairing code is not valid. Run `collie pair` again." };
+    if (r.status !== 200) return { ok: false, message: errorMessage(r.body) ?? "This pairing code is not valid. Run `collie pair` again." };
     this.store.setUnpaired(false);
     this.live.start();
     return { ok: true };
@@ -113,7 +118,7 @@ export class Phone {
     const views = this.store.viewsOf(agent, pane);
     this.live.watch(agent, pane);
     try {
-      const r = await this.api.pane(agent, pane);
+      const r = await this.api.call("pane", { agent, pane });
       // The WebSocket's view came first and its deltas keep it current: drawing the same chat a
       // second time from this read would only cost time (a 2000-item chat drawn twice).
       if (r.status === 200 && this.store.viewsOf(agent, pane) === views) this.store.setDetail(agent, r.body);

@@ -22,7 +22,7 @@ export interface PushEnv {
   /** The notification permission; null when the browser has no notifications. */
   permission(): NotificationPermission | null;
   requestPermission(): Promise<NotificationPermission>;
-  api: Pick<Api, "pushKey" | "pushSubscribe" | "pushUnsubscribe">;
+  api: Pick<Api, "call">;
   /** Where the endpoint this device registered is remembered. */
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
 }
@@ -97,7 +97,7 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
   if (permission === "default") permission = await env.requestPermission();
   if (permission !== "granted") return permission === "denied" ? "denied" : "off";
 
-  const keyReply = await env.api.pushKey();
+  const keyReply = await env.api.call("pushKey", {});
   if (keyReply.status === 404) throw new PushError(PUSH_WORDS.noPush);
   if (keyReply.status !== 200 || typeof keyReply.body.publicKey !== "string") throw new PushError(PUSH_WORDS.failed(message(keyReply.body, `Collie answered ${keyReply.status}.`)));
   const key = fromBase64Url(keyReply.body.publicKey);
@@ -120,7 +120,7 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
   const json = sub.toJSON();
   if (!json.endpoint || !json.keys?.p256dh || !json.keys.auth) throw new PushError(PUSH_WORDS.failed("the browser gave no keys."));
   const subscription = { endpoint: json.endpoint, expirationTime: json.expirationTime ?? null, keys: { p256dh: json.keys.p256dh, auth: json.keys.auth } };
-  const reply = await env.api.pushSubscribe(previous && previous !== json.endpoint ? { subscription, replaces: previous } : { subscription });
+  const reply = await env.api.call("pushSubscribe", {}, previous && previous !== json.endpoint ? { subscription, replaces: previous } : { subscription });
   if (reply.status !== 200 && reply.status !== 201) throw new PushError(PUSH_WORDS.failed(message(reply.body, `Collie answered ${reply.status}.`)));
   env.storage.setItem(ENDPOINT_KEY, json.endpoint);
   return "on";
@@ -145,7 +145,7 @@ export async function turnPushOff(env: PushEnv): Promise<PushState> {
   if (sub) await sub.unsubscribe().catch(() => false);
   env.storage.removeItem(ENDPOINT_KEY);
   if (endpoint) {
-    const reply = await env.api.pushUnsubscribe(endpoint);
+    const reply = await env.api.call("pushUnsubscribe", {}, { endpoint });
     if (reply.status !== 200) throw new PushError(PUSH_WORDS.offFailed(message(reply.body, `Collie answered ${reply.status}.`)));
   }
   return manager ? "off" : "unsupported";

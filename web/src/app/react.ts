@@ -1,6 +1,8 @@
 /** React's view of the phone: one context and hooks over the plain classes. */
-import { createContext, useContext, useSyncExternalStore } from "react";
+import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { RepeatUntilSure, type PhoneActions } from "./actions.ts";
 import type { Phone } from "./phone.ts";
+import { Reader } from "./reads.ts";
 import type { PhoneState } from "./store.ts";
 
 export const PhoneContext = createContext<Phone | null>(null);
@@ -16,12 +18,30 @@ export function usePhoneState(): PhoneState {
   return useSyncExternalStore(phone.store.subscribe, phone.store.getState);
 }
 
-/** Re-renders when the outbox changes (pending actions, results). */
-export function useOutbox(): Phone["outbox"] {
+/** The action layer (actions.ts); re-renders when what it knows changes (pending actions, results). */
+export function useActions(): PhoneActions {
   const phone = usePhone();
   useSyncExternalStore(
-    (fn) => phone.outbox.subscribe(fn),
-    () => phone.outbox.version,
+    (fn) => phone.actions.subscribe(fn),
+    () => phone.actions.version,
   );
-  return phone.outbox;
+  return phone.actions;
+}
+
+/** A control whose next tap sends an unsure tap again with its request id (actions.ts). */
+export function useRepeatUntilSure(): RepeatUntilSure {
+  const phone = usePhone();
+  const [repeat] = useState(() => new RepeatUntilSure(phone.actions));
+  return repeat;
+}
+
+/**
+ * The read layer for one component (reads.ts): its reads, a fresh one replacing the ones before,
+ * all dropped when it unmounts, so a stale answer never reaches it.
+ */
+export function useRead(): Reader {
+  const phone = usePhone();
+  const reader = useMemo(() => new Reader(phone.api), [phone]);
+  useEffect(() => () => reader.drop(), [reader]);
+  return reader;
 }

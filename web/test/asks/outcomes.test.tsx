@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { act, cleanup, fireEvent, within } from "@testing-library/react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Item } from "@colliepwa/durable-sdk/wire";
-import { actionPath } from "../../src/app/api.ts";
+import { phonePath } from "@colliepwa/shared/routes";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { deferred, detail, on, seq, type FakeReply } from "../chat/harness.tsx";
 import {
@@ -266,7 +266,7 @@ describe("a pending answer after a reload (P-14, P-26)", () => {
   test("the card shows not sure with Retry; Retry sends the saved request id and body", async () => {
     const storage = memoryOutboxStorage();
     const body = { requestId: "req-saved", revision: rev(1), answer: { kind: "permission", optionId: "deny" } };
-    await storage.put({ requestId: "req-saved", kind: "answer", agent: "desk", pane: "p1", path: actionPath.answer("desk", "p1", "a1"), body, createdAt: 0, attempts: 1 });
+    await storage.put({ requestId: "req-saved", kind: "answer", agent: "desk", pane: "p1", path: phonePath("answer", { agent: "desk", pane: "p1", ask: "a1" }), body, createdAt: 0, attempts: 1 });
     // The reconnect's flush finds no answer either; then the Retry lands.
     const h = await openChat([permissionAsk()], { storage, routes: [seq("POST", ANSWER, "network", OK)] });
     await until(() => expect(line(card("a1"))).toBe(STRINGS.notSureArrived));
@@ -282,7 +282,7 @@ describe("a pending answer after a reload (P-14, P-26)", () => {
   test("a pending answer whose re-send finds the ask closed: `May have been applied already`", async () => {
     const storage = memoryOutboxStorage();
     const body = { requestId: "req-saved", revision: rev(1), answer: { kind: "permission", optionId: "allow" } };
-    await storage.put({ requestId: "req-saved", kind: "answer", agent: "desk", pane: "p1", path: actionPath.answer("desk", "p1", "a1"), body, createdAt: 0, attempts: 1 });
+    await storage.put({ requestId: "req-saved", kind: "answer", agent: "desk", pane: "p1", path: phonePath("answer", { agent: "desk", pane: "p1", ask: "a1" }), body, createdAt: 0, attempts: 1 });
     await openChat([permissionAsk()], { storage, routes: [seq("POST", ANSWER, "network", conflict("ask-answered"))] });
     await until(() => expect(retryButton(card("a1"))).not.toBeNull());
     await tap(retryButton(card("a1"))!);

@@ -16,7 +16,7 @@
  */
 import { answerOutcome, type OutcomeView, type TapReply } from "@colliepwa/shared";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
-import type { SendResult } from "../../app/outbox.ts";
+import type { SendResult } from "../../app/actions.ts";
 
 /** What a tap sent: its request id, the revision of the ask it answered, and the answer. */
 export interface Sent {

@@ -1,15 +1,15 @@
 /**
- * One ask card's taps (P-14, P-15): each tap is a new request id, saved in the outbox and sent to
- * the answer route; `Retry` sends the same request id again. The replies go through the pure
- * card state (card-state.ts); a held answer (202) waits for its `held-outcome` in the store. A tap
- * the outbox still holds from an earlier page shows as not sure, with Retry.
+ * One ask card's taps (P-14, P-15): each tap is `phone.actions.answer` (a new request id, saved in
+ * the outbox, sent to the answer route); `Retry` is `phone.actions.retry`, the same request id
+ * again. The replies go through the pure card state (card-state.ts); a held answer (202) waits for
+ * its `held-outcome` in the store. A tap the outbox still holds from an earlier page shows as not
+ * sure, with Retry.
  */
 import { useCallback, useEffect, useSyncExternalStore } from "react";
 import type { Answer, Ask } from "@colliepwa/durable-sdk/wire";
-import { actionPath } from "../../app/api.ts";
-import { newRequestId, type Outbox, type SendResult } from "../../app/outbox.ts";
+import type { PhoneActions, SendResult } from "../../app/actions.ts";
 import type { Phone } from "../../app/phone.ts";
-import { useOutbox, usePhoneState } from "../../app/react.ts";
+import { useActions, usePhoneState, useRead } from "../../app/react.ts";
 import { asksStoreFor } from "./asks-store.ts";
 import { canRetry, canTap, cardLook, IDLE, pendingState, type CardLook, type CardState, type Sent } from "./card-state.ts";
 
@@ -23,9 +23,8 @@ export interface AskCardControl {
 }
 
 /** The tap the outbox still holds for this ask from an earlier page, if any. */
-function pendingFor(outbox: Outbox, agent: string, pane: string, ask: Ask): CardState | null {
-  const path = actionPath.answer(agent, pane, ask.id);
-  const p = outbox.pending.find((a) => a.kind === "answer" && a.agent === agent && a.path === path);
+function pendingFor(actions: PhoneActions, agent: string, pane: string, ask: Ask): CardState | null {
+  const p = actions.pending("answer", { agent, pane, ask: ask.id })[0];
   if (!p) return null;
   const { revision, answer } = p.body as { revision?: unknown; answer?: unknown };
   if (typeof revision !== "string" || typeof answer !== "object" || answer === null) return null;
@@ -36,10 +35,11 @@ export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardContro
   const pane = ask.paneId;
   const store = asksStoreFor(phone);
   useSyncExternalStore(store.subscribe, () => store.version);
-  const outbox = useOutbox();
+  const actions = useActions();
+  const reader = useRead();
   const { heldOutcomes } = usePhoneState();
 
-  const base = useCallback((): CardState => pendingFor(outbox, agent, pane, ask) ?? IDLE, [outbox, agent, pane, ask]);
+  const base = useCallback((): CardState => pendingFor(actions, agent, pane, ask) ?? IDLE, [actions, agent, pane, ask]);
   const state = store.card(agent, pane, ask.id) ?? base();
   const dispatch = useCallback(
     (e: Parameters<typeof store.dispatch>[3]) => store.dispatch(agent, pane, ask.id, e, base()),
@@ -47,10 +47,10 @@ export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardContro
   );
 
   const sent = state.sent;
-  const sendingNow = sent !== null && outbox.sending(sent.requestId);
+  const sendingNow = sent !== null && actions.sending(sent.requestId);
 
   // Replies to sends the card did not start itself (the outbox re-sends after a reconnect).
-  const result = sent ? outbox.result(sent.requestId) : undefined;
+  const result = sent ? actions.result(sent.requestId) : undefined;
   useEffect(() => {
     if (result && !sendingNow && result !== state.handled) dispatch({ type: "result", result });
   }, [result, sendingNow, state.handled, dispatch]);
@@ -66,49 +66,32 @@ export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardContro
   const stale = state.phase === "outcome" && state.view?.outcome === "changed" && sent !== null && sent.revision === ask.revision;
   useEffect(() => {
     if (!stale) return;
-    let live = true;
-    phone.api.pane(agent, pane).then(
-      (r) => {
-        if (live && r.status === 200) phone.store.setDetail(agent, r.body);
-      },
-      () => {},
-    );
-    return () => {
-      live = false;
-    };
-  }, [stale, phone, agent, pane]);
+    void reader.fresh("pane", { agent, pane }).then((r) => {
+      if (r.kind === "reply" && r.reply.status === 200) phone.store.setDetail(agent, r.reply.body);
+    });
+    return () => reader.drop();
+  }, [stale, phone, reader, agent, pane]);
 
   const settle = useCallback(
     (requestId: string, p: Promise<SendResult>) => {
       p.then(
-        (r) => dispatch({ type: "result", result: outbox.result(requestId) ?? r }),
+        (r) => dispatch({ type: "result", result: actions.result(requestId) ?? r }),
         () => dispatch({ type: "result", result: { kind: "no-reply" } }),
       );
     },
-    [dispatch, outbox],
-  );
-
-  const submit = useCallback(
-    (s: Sent) =>
-      outbox.submit({
-        requestId: s.requestId,
-        kind: "answer",
-        agent,
-        pane,
-        path: actionPath.answer(agent, pane, ask.id),
-        body: { requestId: s.requestId, revision: s.revision, answer: s.answer },
-      }),
-    [outbox, agent, pane, ask.id],
+    [dispatch, actions],
   );
 
   const answer = useCallback(
     (a: Answer) => {
       if (!canTap(store.card(agent, pane, ask.id) ?? base())) return;
-      const s: Sent = { requestId: newRequestId(), revision: ask.revision, answer: a };
+      // The outbox shows the tap once it is saved: the card takes it first, by its request id.
+      const tap = actions.answer({ agent, pane, ask: ask.id }, { revision: ask.revision, answer: a });
+      const s: Sent = { requestId: tap.requestId, revision: ask.revision, answer: a };
       dispatch({ type: "tap", sent: s });
-      settle(s.requestId, submit(s));
+      settle(s.requestId, tap.result);
     },
-    [store, agent, pane, ask.id, ask.revision, base, dispatch, settle, submit],
+    [store, actions, agent, pane, ask.id, ask.revision, base, dispatch, settle],
   );
 
   const retry = useCallback(() => {
@@ -116,11 +99,9 @@ export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardContro
     if (!canRetry(now) || !now.sent) return;
     const s = now.sent;
     dispatch({ type: "retry" });
-    // Still pending (no reply yet): the outbox has it. Answered 5xx: the outbox let it go, so it is
-    // saved again under the same request id; the agent's receipt keeps it to one answer (S-28).
-    const again = outbox.pending.some((p) => p.requestId === s.requestId) ? outbox.send(s.requestId) : submit(s);
-    settle(s.requestId, again);
-  }, [store, agent, pane, ask.id, base, dispatch, outbox, settle, submit]);
+    // The same request id and body again; the agent's receipt keeps it to one answer (S-28).
+    settle(s.requestId, actions.retry(s.requestId));
+  }, [store, agent, pane, ask.id, base, dispatch, actions, settle]);
 
   return { state, look: cardLook(state, sendingNow), answer, retry };
 }

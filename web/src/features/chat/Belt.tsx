@@ -1,15 +1,14 @@
 /**
  * The belt (P-22, P-23): `Steer` and `Stop` when the agent declared them (P-1), then up to 4 of
  * the agent's own buttons. A button that cannot act now is dimmed in place, so nothing shifts;
- * busy → a spinner and no tap; disabled → dimmed and no tap. Each tap carries a new request id
- * through the outbox (P-14) and names the newest turn the phone saw; a `moved-on` reply says
+ * busy → a spinner and no tap; disabled → dimmed and no tap. Each tap is a phone action with a new
+ * request id (`phone.actions.steer/stop/action`, P-14) and names the newest turn the phone saw; a `moved-on` reply says
  * `The conversation moved on, so the action did not run.` near the belt. The chat owns the taps
  * (`useBelt`): the composer's main button is Steer while a turn runs, and it taps the same Steer.
  */
 import { useState } from "react";
 import type { Action, Caps, PaneState } from "@colliepwa/durable-sdk/wire";
-import { actionPath } from "../../app/api.ts";
-import { newRequestId, type PendingAction, type SendResult } from "../../app/outbox.ts";
+import type { SendResult } from "../../app/actions.ts";
 import { usePhone } from "../../app/react.ts";
 import { beltButtons, beltNote, beltNoteText, type BeltButton, type BeltNote } from "./belt.ts";
 import { Icon } from "./icons.tsx";
@@ -48,23 +47,21 @@ export function useBelt({ agent, pane, caps, state, actions, turnId, text, setTe
   const tap = async (b: BeltButton) => {
     if (!b.enabled) return;
     setNote(null);
-    const requestId = newRequestId();
-    let action: Omit<PendingAction, "createdAt" | "attempts">;
     let steered = "";
     if (b.kind === "steer") {
       steered = text.trim();
       if (!steered) return;
       setText(() => "");
-      action = { requestId, kind: "steer", agent, pane, path: actionPath.steer(agent, pane), body: { requestId, text: steered, turnId } };
-    } else if (b.kind === "stop") {
-      action = { requestId, kind: "stop", agent, pane, path: actionPath.stop(agent, pane), body: { requestId, turnId } };
-    } else {
-      action = { requestId, kind: "action", agent, pane, path: actionPath.action(agent, pane, b.actionId!), body: { requestId, turnId } };
     }
+    const sent = b.kind === "steer"
+      ? phone.actions.steer({ agent, pane }, { text: steered, turnId })
+      : b.kind === "stop"
+        ? phone.actions.stop({ agent, pane }, { turnId })
+        : phone.actions.action({ agent, pane, action: b.actionId! }, { turnId });
     setInFlight((s) => new Set(s).add(b.key));
     let result: SendResult;
     try {
-      result = await phone.outbox.submit(action);
+      result = await sent.result;
     } finally {
       setInFlight((s) => {
         const next = new Set(s);
@@ -76,7 +73,7 @@ export function useBelt({ agent, pane, caps, state, actions, turnId, text, setTe
     const n = beltNote(b.kind, result);
     if (n?.kind === "not-sent") {
       // Refused or moved on: the steer's text goes back into the composer (P-20).
-      void phone.outbox.discard(requestId);
+      void phone.actions.discard(sent.requestId);
       setText((prev) => (prev.trim() ? `${steered}\n${prev}` : steered));
     }
     setNote(n);

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
 import type { Conversation, Decision, PaneDetail } from "@colliepwa/shared";
 import { STRINGS } from "@colliepwa/shared";
-import type { SendResult } from "../../app/outbox.ts";
+import type { SendResult } from "../../app/actions.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
 import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";

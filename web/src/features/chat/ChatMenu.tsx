@@ -3,13 +3,13 @@
  * and `Close conversation` (when it declared close) (P-1); no History, Pane settings or Pin to top
  * row. Close asks once more before it posts (a closed conversation leaves the list), then goes back
  * to the agent's home once done; with no answer a second tap sends the same request id again.
- * Rename edits the title in place and posts `rename` for this pane. Each goes through the outbox.
+ * Rename edits the title in place and posts `rename` for this pane. Each is a phone action
+ * (`phone.actions.close/rename`); a tap after an unsure one sends it again (`RepeatUntilSure`).
  */
 import { useEffect, useRef, useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
-import { actionPath } from "../../app/api.ts";
-import { newRequestId, type SendResult } from "../../app/outbox.ts";
-import { usePhone } from "../../app/react.ts";
+import { unsure, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
+import { usePhone, useRepeatUntilSure } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -33,8 +33,9 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [newTitle, setNewTitle] = useState(title);
-  /** The close's request id, kept while its answer is unknown so a retry is the same request. */
-  const [requestId, setRequestId] = useState<string | null>(null);
+  /** A close or rename whose answer is unknown: the next tap of each sends the same request again. */
+  const closeTaps = useRepeatUntilSure();
+  const renameTaps = useRepeatUntilSure();
   const root = useRef<HTMLDivElement>(null);
 
   // A tap outside the menu or Escape closes it.
@@ -59,7 +60,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
   /** What a reply came to: done, not sure (same request id on the next tap), or refused with its reason. */
   const settle = (result: SendResult): "done" | "unsure" | "refused" => {
     if (result.kind === "reply" && result.reply.status >= 200 && result.reply.status < 300) return "done";
-    if (result.kind === "no-reply" || result.reply.status >= 500) {
+    if (result.kind === "no-reply" || unsure(result)) {
       setProblem(STRINGS.sendingNotConfirmed);
       return "unsure";
     }
@@ -68,24 +69,17 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
     return "refused";
   };
 
-  const send = async (kind: "close" | "rename", body: Record<string, unknown>) => {
+  const target = { kind: "pane", id: pane } as const;
+  const run = async (taps: RepeatUntilSure, start: () => Tap) => {
     setBusy(true);
     setProblem(null);
-    const id = requestId ?? newRequestId();
-    setRequestId(id);
-    const pending = phone.outbox.pending.some((p) => p.requestId === id);
-    const path = kind === "close" ? actionPath.close(agent) : actionPath.rename(agent);
-    const result = pending
-      ? await phone.outbox.send(id)
-      : await phone.outbox.submit({ requestId: id, kind, agent, pane, path, body: { requestId: id, target: { kind: "pane", id: pane }, ...body } });
+    const result = await taps.tap(start);
     setBusy(false);
-    const outcome = settle(result);
-    if (outcome !== "unsure") setRequestId(null); // a new tap is a new request
-    return outcome;
+    return settle(result);
   };
 
   const close = async () => {
-    if ((await send("close", {})) === "done") go({ name: "home", agent });
+    if ((await run(closeTaps, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
   };
 
   const rename = async () => {
@@ -95,7 +89,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
       setOpen(false);
       return;
     }
-    if ((await send("rename", { title: t })) === "done") {
+    if ((await run(renameTaps, () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
       setStep("menu");
       setOpen(false);
     }

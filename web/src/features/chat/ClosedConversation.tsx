@@ -6,9 +6,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import { STRINGS } from "@colliepwa/shared";
-import { actionPath, NetworkError } from "../../app/api.ts";
-import { newRequestId } from "../../app/outbox.ts";
-import { usePhone, usePhoneState } from "../../app/react.ts";
+import { unsure } from "../../app/actions.ts";
+import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
@@ -32,7 +31,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   const [loaded, setLoaded] = useState(false);
   const [loading, setLoading] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const alive = useRef(true);
+  const reader = useRead();
   // Opens at its newest item, as an open chat does (and follows `Load more` down while you are there).
   const scroller = useRef<HTMLDivElement>(null);
   const { onScroll } = usePinnedScroll(scroller);
@@ -41,35 +40,31 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
     async (after: string | undefined) => {
       setLoading(true);
       setProblem(null);
-      try {
-        const r = await phone.api.historyItems(agent, session, after ? { after } : {});
-        if (!alive.current) return;
-        if (r.status === 200 && Array.isArray(r.body.items)) {
-          // A page drawn stays drawn; items with a known id replace the earlier one (S-14).
-          setItems((prev) => mergeItems(after ? prev : [], r.body.items));
-          setNext(typeof r.body.next === "string" && r.body.next ? r.body.next : undefined);
-          setLoaded(true);
-        } else {
-          setProblem(loadProblem(r.status, r.body as unknown as Record<string, unknown>, summary?.wire));
-        }
-      } catch (err) {
-        if (!alive.current) return;
-        setProblem(err instanceof NetworkError ? STRINGS.historyNoAnswer : STRINGS.historyFailed);
-      } finally {
-        if (alive.current) setLoading(false);
+      // The first page replaces any read before it; `Load more` adds to it.
+      const read = after ? reader.more("historyItems", { agent, session }, { after }) : reader.fresh("historyItems", { agent, session }, {});
+      const r = await read;
+      setLoading(false);
+      if (r.kind !== "reply") {
+        setProblem(r.kind === "no-reply" ? STRINGS.historyNoAnswer : STRINGS.historyFailed);
+        return;
+      }
+      const { status, body } = r.reply;
+      if (status === 200 && Array.isArray(body.items)) {
+        // A page drawn stays drawn; items with a known id replace the earlier one (S-14).
+        setItems((prev) => mergeItems(after ? prev : [], body.items));
+        setNext(typeof body.next === "string" && body.next ? body.next : undefined);
+        setLoaded(true);
+      } else {
+        setProblem(loadProblem(status, body as unknown as Record<string, unknown>, summary?.wire));
       }
     },
-    [phone, agent, session, summary?.wire],
+    [reader, agent, session, summary?.wire],
   );
 
   useEffect(() => {
-    alive.current = true;
     void load(undefined);
-    return () => {
-      alive.current = false;
-    };
     // Read once per visit (P-7); `Load more` reads the next page. Not again when `load` changes.
-  }, [phone, agent, session]);
+  }, [reader, agent, session]);
 
   const today = new Date(phone.now()).setHours(0, 0, 0, 0);
   // Named by its title when the home drew its row; a link opened cold says `Closed` (P-6).
@@ -130,30 +125,23 @@ function Reopen({ agent, session }: { agent: string; session: string }) {
   const phone = usePhone();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const [requestId, setRequestId] = useState<string | null>(null);
+  const taps = useRepeatUntilSure();
 
   const reopen = async () => {
     setBusy(true);
     setProblem(null);
-    const id = requestId ?? newRequestId();
-    setRequestId(id);
-    const pending = phone.outbox.pending.some((p) => p.requestId === id);
-    const result = pending
-      ? await phone.outbox.send(id)
-      : await phone.outbox.submit({ requestId: id, kind: "reopen", agent, path: actionPath.reopen(agent), body: { requestId: id, target: { kind: "pane", id: session } } });
+    const result = await taps.tap(() => phone.actions.reopen({ agent }, { target: { kind: "pane", id: session } }));
     setBusy(false);
-    if (result.kind === "no-reply" || result.reply.status >= 500) {
+    if (result.kind === "no-reply" || unsure(result)) {
       setProblem(STRINGS.historyNoAnswer);
       return;
     }
     const { status, body } = result.reply;
     if (status >= 200 && status < 300) {
-      setRequestId(null);
       if (typeof body.paneId === "string" && body.paneId) go({ name: "chat", agent, pane: body.paneId });
       else go({ name: "home", agent });
       return;
     }
-    setRequestId(null);
     setProblem(typeof body.reason === "string" && body.reason ? body.reason : null);
   };
 

@@ -5,7 +5,7 @@
  */
 import type { Action, Caps, IconName, PaneState } from "@colliepwa/durable-sdk/wire";
 import { STRINGS } from "@colliepwa/shared";
-import type { SendResult } from "../../app/outbox.ts";
+import type { SendResult } from "../../app/actions.ts";
 import { isIconName } from "./icons.tsx";
 
 /** At most this many of the agent's own buttons (S-18, P-22). */

@@ -16,7 +16,7 @@
  * - while your line is the newest and the agent has not answered, three dots show it is working.
  */
 import type { Item, PaneState } from "@colliepwa/durable-sdk/wire";
-import type { SendResult } from "../../app/outbox.ts";
+import type { SendResult } from "../../app/actions.ts";
 
 /** An identical-text `user` item within this long of sending replaces your line (P-20). */
 export const TEXT_MATCH_WINDOW_MS = 30_000;

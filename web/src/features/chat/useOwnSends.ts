@@ -1,15 +1,14 @@
 /**
  * The sends of one chat (P-20, P-26): what you sent from this page, plus the outbox's pending sends
  * for this pane (they survive a reload and show as your lines, sending), each with what its last
- * attempt came to. Sends go through the outbox with one request id each (P-14); a retry sends the
- * same id again. A send that was refused or moved on gives its text back once and is dropped from
- * the outbox. The display rules themselves are in own-lines.ts.
+ * attempt came to. Sends go through the action layer (`phone.actions.send`, one request id each,
+ * P-14); a retry is `phone.actions.retry`, the same id again. A send that was refused or moved on
+ * gives its text back once and is dropped from the outbox. The display rules are in own-lines.ts.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { actionPath } from "../../app/api.ts";
-import { newRequestId, type SendResult } from "../../app/outbox.ts";
+import type { PendingAction, SendResult } from "../../app/actions.ts";
 import type { Phone } from "../../app/phone.ts";
-import { useOutbox, usePhone, usePhoneState } from "../../app/react.ts";
+import { useActions, usePhone, usePhoneState } from "../../app/react.ts";
 import { paneKey } from "../../app/store.ts";
 import { OWN_LINE_HIDE_MS, ownLineState, type OwnSend } from "./own-lines.ts";
 
@@ -37,6 +36,11 @@ function remember(phone: Phone, key: string, records: SendRecord[]): void {
 /** What a send that an earlier page left held shows until it is sent again (P-26). */
 const HELD: SendResult = { kind: "reply", reply: { status: 202, body: { held: true } } };
 
+/** A pending send as one of your lines. */
+function toRecord(p: PendingAction): SendRecord {
+  return { requestId: p.requestId, text: typeof p.body.text === "string" ? p.body.text : "", createdAt: p.createdAt };
+}
+
 export interface OwnSends {
   sends: OwnSend[];
   /** Sends new text with a new request id. */
@@ -47,7 +51,7 @@ export interface OwnSends {
 
 export function useOwnSends(agent: string, pane: string, onTextBack: (text: string) => void): OwnSends {
   const phone = usePhone();
-  const outbox = useOutbox();
+  const actions = useActions();
   const { heldOutcomes } = usePhoneState();
   const key = paneKey(agent, pane);
   const [records, setRecords] = useState<SendRecord[]>(() => remembered(phone, key));
@@ -58,37 +62,33 @@ export function useOwnSends(agent: string, pane: string, onTextBack: (text: stri
 
   // Pending sends from an earlier page (P-26) show as your lines until they are answered.
   const known = new Set(records.map((r) => r.requestId));
-  const adopted: SendRecord[] = outbox.pending
-    .filter((p) => p.kind === "send" && p.agent === agent && p.pane === pane && !known.has(p.requestId))
-    .map((p) => ({ requestId: p.requestId, text: typeof p.body.text === "string" ? p.body.text : "", createdAt: p.createdAt }));
+  const adopted: SendRecord[] = actions.pending("send", { agent, pane }).filter((p) => !known.has(p.requestId)).map(toRecord);
   const adoptedIds = adopted.map((a) => a.requestId).join(" ");
   useEffect(() => {
     if (!adoptedIds) return;
     const ids = new Set(adoptedIds.split(" "));
-    const found = outbox.pending
-      .filter((p) => ids.has(p.requestId))
-      .map((p) => ({ requestId: p.requestId, text: typeof p.body.text === "string" ? p.body.text : "", createdAt: p.createdAt }));
+    const found = actions.pending("send", { agent, pane }).filter((p) => ids.has(p.requestId)).map(toRecord);
     setRecords((rs) => [...rs, ...found.filter((f) => !rs.some((r) => r.requestId === f.requestId))]);
-  }, [adoptedIds, outbox]);
+  }, [adoptedIds, actions, agent, pane]);
 
   const all = [...records, ...adopted];
   const sends: OwnSend[] = all.map((r) => {
-    const s: OwnSend = { requestId: r.requestId, text: r.text, createdAt: r.createdAt, inFlight: outbox.sending(r.requestId) };
+    const s: OwnSend = { requestId: r.requestId, text: r.text, createdAt: r.createdAt, inFlight: actions.sending(r.requestId) };
     // A held message's outcome, once Collie delivered it, says more than the 202 that held it.
     const delivered = heldOutcomes.get(r.requestId);
     const result: SendResult | undefined = delivered
       ? { kind: "reply", reply: delivered }
-      : outbox.result(r.requestId) ?? (outbox.held(r.requestId) ? HELD : undefined);
+      : actions.result(r.requestId) ?? (actions.held(r.requestId) ? HELD : undefined);
     if (result) s.result = result;
     return s;
   });
 
   // A held message Collie delivered: the outbox lets it go (its outcome is known now).
-  const settled = all.filter((r) => heldOutcomes.has(r.requestId) && outbox.pending.some((p) => p.requestId === r.requestId)).map((r) => r.requestId).join(" ");
+  const settled = all.filter((r) => heldOutcomes.has(r.requestId) && actions.isPending(r.requestId)).map((r) => r.requestId).join(" ");
   useEffect(() => {
     if (!settled) return;
-    for (const id of settled.split(" ")) void outbox.discard(id);
-  }, [settled, outbox]);
+    for (const id of settled.split(" ")) void actions.discard(id);
+  }, [settled, actions]);
 
   // Refused or moved on (P-20): `Not sent`, the text goes back into the composer, once.
   const toReturn = sends.filter((s) => ownLineState(s) === "not-sent" && !all.find((r) => r.requestId === s.requestId)?.returned);
@@ -102,38 +102,23 @@ export function useOwnSends(agent: string, pane: string, onTextBack: (text: stri
       if (!ids.has(r.requestId) || given.current.has(r.requestId)) continue;
       given.current.add(r.requestId);
       onTextBack(r.text);
-      void outbox.discard(r.requestId);
+      void actions.discard(r.requestId);
     }
     // Runs once per newly refused send: `returned` keeps it from running again.
   }, [toReturnIds]);
 
-  const submit = useCallback(
-    (requestId: string, text: string) =>
-      outbox.submit({ requestId, kind: "send", agent, pane, path: actionPath.send(agent, pane), body: { requestId, text } }),
-    [outbox, agent, pane],
-  );
-
   const send = useCallback(
     (text: string) => {
-      const requestId = newRequestId();
+      const tap = actions.send({ agent, pane }, { text });
       const now = phone.now();
-      setRecords((rs) => [...rs.filter((r) => now - r.createdAt < OWN_LINE_HIDE_MS), { requestId, text, createdAt: now }]);
-      return submit(requestId, text);
+      setRecords((rs) => [...rs.filter((r) => now - r.createdAt < OWN_LINE_HIDE_MS), { requestId: tap.requestId, text, createdAt: now }]);
+      return tap.result;
     },
-    [phone, submit],
+    [phone, actions, agent, pane],
   );
 
-  const retry = useCallback(
-    (requestId: string) => {
-      // Still pending (no reply yet): the outbox has it. Answered 5xx: the outbox let it go, so it
-      // is saved again under the same request id; the agent's receipt keeps it to one run (S-28).
-      if (outbox.pending.some((p) => p.requestId === requestId)) return outbox.send(requestId);
-      const r = all.find((x) => x.requestId === requestId);
-      if (!r) return Promise.resolve<SendResult>({ kind: "no-reply" });
-      return submit(requestId, r.text);
-    },
-    [outbox, all, submit],
-  );
+  // The same request id and text again; the agent's receipt keeps it to one run (S-28).
+  const retry = useCallback((requestId: string) => actions.retry(requestId), [actions]);
 
   return { sends, send, retry };
 }

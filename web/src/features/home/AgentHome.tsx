@@ -6,9 +6,7 @@
  */
 import { useEffect, useMemo, useState } from "react";
 import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } from "@colliepwa/shared";
-import { actionPath } from "../../app/api.ts";
-import { newRequestId } from "../../app/outbox.ts";
-import { usePhone, usePhoneState } from "../../app/react.ts";
+import { usePhone, usePhoneState, useRead } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
 import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
@@ -30,7 +28,7 @@ export function AgentHome({ agent }: { agent: string }) {
   // P-8: an agent without the history cap shows its open conversations alone, no Closed, no note.
   const hasHistory = caps?.history === true;
   const wire = { agent: summary?.wire.agent ?? null, collie: summary?.wire.collie ?? state.collie?.wire ?? 1 };
-  const history = useHistory(phone.api, agent, hasHistory, trigger, wire);
+  const history = useHistory(agent, hasHistory, trigger, wire);
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
   const moreOpen = useMoreOpen(agent, open.length, summary?.counts.open ?? 0);
   const now = phone.now();
@@ -124,16 +122,14 @@ export function AgentHome({ agent }: { agent: string }) {
  */
 function useMoreOpen(agent: string, loaded: number, total: number): { more: boolean; loading: boolean; load: () => void } {
   const phone = usePhone();
+  const reader = useRead();
   const [loading, setLoading] = useState(false);
   const load = () => {
     setLoading(true);
-    phone.api.conversations(agent, { after: String(loaded) }).then(
-      (r) => {
-        if (r.status === 200) phone.store.addConversations(r.body.conversations);
-        setLoading(false);
-      },
-      () => setLoading(false),
-    );
+    void reader.more("conversations", { agent }, { after: String(loaded) }).then((r) => {
+      if (r.kind === "reply" && r.reply.status === 200) phone.store.addConversations(r.reply.body.conversations);
+      setLoading(false);
+    });
   };
   return { more: loaded < total, loading, load };
 }
@@ -143,7 +139,7 @@ function useMoreOpen(agent: string, loaded: number, total: number): { more: bool
  * again when a new decision comes in. The agent itself remembers them (S-27); this is the trace.
  */
 function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
-  const phone = usePhone();
+  const reader = useRead();
   const [tools, setTools] = useState<AlwaysAllowedPage["tools"]>([]);
   const decisions = usePhoneState().decisions;
   const alwaysCount = useMemo(() => {
@@ -152,19 +148,12 @@ function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
     return n;
   }, [decisions, agent]);
   useEffect(() => {
-    let live = true;
-    phone.api.alwaysAllowed(agent).then(
-      (r) => {
-        if (live && r.status === 200 && Array.isArray(r.body.tools)) setTools(r.body.tools);
-      },
-      () => {
-        // offline: the list stays as it was
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [phone, agent, alwaysCount]);
+    // Offline, or refused: the list stays as it was.
+    void reader.fresh("alwaysAllowed", { agent }).then((r) => {
+      if (r.kind === "reply" && r.reply.status === 200 && Array.isArray(r.reply.body.tools)) setTools(r.reply.body.tools);
+    });
+    return () => reader.drop();
+  }, [reader, agent, alwaysCount]);
   return tools;
 }
 
@@ -207,15 +196,9 @@ function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: History
   const onReopen = async () => {
     if (reopen.kind === "sending") return;
     setReopen({ kind: "sending" });
-    const requestId = newRequestId();
     try {
-      const result = await phone.outbox.submit({
-        requestId,
-        kind: "reopen",
-        agent,
-        path: actionPath.reopen(agent),
-        body: { requestId, target: { kind: "pane", id: row.id } },
-      });
+      // A new request id per tap (P-14).
+      const result = await phone.actions.reopen({ agent }, { target: { kind: "pane", id: row.id } }).result;
       if (result.kind === "no-reply") {
         setReopen({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
         return;

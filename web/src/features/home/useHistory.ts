@@ -2,10 +2,14 @@
  * The agent's closed conversations (P-7, P-8): read from the agent's history once per visit and
  * again when `trigger` changes (a conversation of this agent opened or closed), never on a live
  * message. A list already drawn stays drawn when a later read fails; the failure becomes the note.
+ * Each (re)read of the first page is a fresh read of the read layer: it drops the answers of every
+ * read before it, `Load more` pages included.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { HistoryRow } from "@colliepwa/shared";
-import { NetworkError, type Api } from "../../app/api.ts";
+import type { HistoryPage } from "@colliepwa/durable-sdk/wire";
+import { useRead } from "../../app/react.ts";
+import type { ReadResult } from "../../app/reads.ts";
 import {
   appendRows, HISTORY_PAGE, historyNote, historyOutcome, refreshLimit, rememberClosedTitles, type HistoryOutcome, type WireVersions,
 } from "./home.ts";
@@ -25,20 +29,15 @@ export interface HistoryView {
 
 const EMPTY: HistoryView = { rows: [], next: undefined, drawn: false, note: null, loading: false, loadingMore: false };
 
-async function read(api: Api, agent: string, q: { after?: string; limit: number }): Promise<HistoryOutcome> {
-  try {
-    const r = await api.history(agent, q);
-    return historyOutcome(r.status, r.body);
-  } catch (err) {
-    if (err instanceof NetworkError) return { kind: "network" };
-    return { kind: "error", status: 0, body: null };
-  }
+function outcomeOf(r: ReadResult<HistoryPage>): HistoryOutcome {
+  if (r.kind === "reply") return historyOutcome(r.reply.status, r.reply.body);
+  if (r.kind === "no-reply") return { kind: "network" };
+  return { kind: "error", status: 0, body: null };
 }
 
-export function useHistory(api: Api, agent: string, enabled: boolean, trigger: string, wire: WireVersions): HistoryView & { loadMore: () => void } {
+export function useHistory(agent: string, enabled: boolean, trigger: string, wire: WireVersions): HistoryView & { loadMore: () => void } {
+  const reader = useRead();
   const [view, setView] = useState<HistoryView>(EMPTY);
-  // Each (re)read of the first page starts a generation; an older read's answer is dropped.
-  const generation = useRef(0);
   /** Pages of 100 drawn: the first read (or a re-read) and each `Load more`. */
   const pagesDrawn = useRef(0);
   const wireRef = useRef(wire);
@@ -48,11 +47,10 @@ export function useHistory(api: Api, agent: string, enabled: boolean, trigger: s
 
   useEffect(() => {
     if (!enabled) return;
-    const mine = ++generation.current;
     setView((v) => ({ ...v, loading: true, loadingMore: false }));
     const limit = refreshLimit(pagesDrawn.current);
-    void read(api, agent, { limit }).then((outcome) => {
-      if (generation.current !== mine) return;
+    void reader.fresh("history", { agent }, { limit }).then((r) => {
+      const outcome = outcomeOf(r);
       if (outcome.kind === "page") {
         rememberClosedTitles(agent, outcome.page.rows);
         pagesDrawn.current = limit / HISTORY_PAGE;
@@ -62,19 +60,15 @@ export function useHistory(api: Api, agent: string, enabled: boolean, trigger: s
         setView((v) => ({ ...v, note: historyNote(outcome, wireRef.current), loading: false }));
       }
     });
-  }, [api, agent, enabled, trigger]);
-
-  useEffect(() => () => {
-    generation.current++; // unmounted: drop answers still on their way
-  }, []);
+  }, [reader, agent, enabled, trigger]);
 
   const loadMore = useCallback(() => {
     const cursor = view.next;
     if (!cursor || view.loadingMore || view.loading) return;
-    const mine = generation.current;
     setView((v) => ({ ...v, loadingMore: true }));
-    void read(api, agent, { after: cursor, limit: HISTORY_PAGE }).then((outcome) => {
-      if (generation.current !== mine) return; // a re-read replaced the list meanwhile
+    // Dropped when a re-read replaces the list meanwhile.
+    void reader.more("history", { agent }, { after: cursor, limit: HISTORY_PAGE }).then((r) => {
+      const outcome = outcomeOf(r);
       if (outcome.kind === "page") {
         rememberClosedTitles(agent, outcome.page.rows);
         pagesDrawn.current++;
@@ -83,7 +77,7 @@ export function useHistory(api: Api, agent: string, enabled: boolean, trigger: s
         setView((v) => ({ ...v, note: historyNote(outcome, wireRef.current), loadingMore: false }));
       }
     });
-  }, [api, agent, view.next, view.loadingMore, view.loading]);
+  }, [reader, agent, view.next, view.loadingMore, view.loading]);
 
   return { ...(enabled ? view : EMPTY), loadMore };
 }

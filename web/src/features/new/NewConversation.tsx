@@ -1,14 +1,12 @@
 /**
  * The agent's New page (P-25): titled `New conversation`, it lists the agent's starters. A starter
- * takes no folder and no text (the agent decides where it works); a tap posts it through the
- * outbox with a fresh request id (P-14) and goes to the conversation it opened. No agent, shell or
+ * takes no folder and no text (the agent decides where it works); a tap is `phone.actions.starter`
+ * (a fresh request id through the outbox, P-14) and goes to the conversation it opened. No agent, shell or
  * command of the machine is offered. Agent text is rendered as text (X-2).
  */
 import { useEffect, useState, type ReactNode } from "react";
 import { STRINGS, type Starter } from "@colliepwa/shared";
-import { actionPath, NetworkError } from "../../app/api.ts";
-import { newRequestId } from "../../app/outbox.ts";
-import { usePhone, usePhoneState } from "../../app/react.ts";
+import { usePhone, usePhoneState, useRead } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { openedPane, refusalReason } from "../home/home.ts";
 import { startersNote, startersOf } from "./new.ts";
@@ -19,7 +17,7 @@ import { WORDS } from "@colliepwa/shared/strings";
 type Load = { kind: "loading" } | { kind: "list"; starters: Starter[] } | { kind: "note"; text: string };
 
 export function NewConversation({ agent }: { agent: string }) {
-  const phone = usePhone();
+  const reader = useRead();
   const state = usePhoneState();
   const summary = state.agents.get(agent);
   const caps = summary?.caps ?? null;
@@ -29,29 +27,24 @@ export function NewConversation({ agent }: { agent: string }) {
 
   useEffect(() => {
     if (!offersStarters) return;
-    let live = true;
     setLoad((l) => (l.kind === "list" ? l : { kind: "loading" }));
-    phone.api.starters(agent).then(
-      (r) => {
-        if (!live) return;
-        const starters = r.status === 200 ? startersOf(r.body) : null;
-        if (starters) setLoad({ kind: "list", starters });
-        else {
-          const text = startersNote(r.status, r.body);
-          // An agent that takes no starters after all reads like one without any (P-25).
-          setLoad((l) => (l.kind === "list" ? l : text === STRINGS.noStarters ? { kind: "list", starters: [] } : { kind: "note", text }));
-        }
-      },
-      (err: unknown) => {
-        if (!live) return;
-        const text = err instanceof NetworkError ? STRINGS.historyNoAnswer : "The starters could not be loaded. Try again.";
+    void reader.fresh("starters", { agent }).then((r) => {
+      if (r.kind !== "reply") {
+        const text = r.kind === "no-reply" ? STRINGS.historyNoAnswer : "The starters could not be loaded. Try again.";
         setLoad((l) => (l.kind === "list" ? l : { kind: "note", text }));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [phone, agent, offersStarters, attempt]);
+        return;
+      }
+      const { status, body } = r.reply;
+      const starters = status === 200 ? startersOf(body) : null;
+      if (starters) setLoad({ kind: "list", starters });
+      else {
+        const text = startersNote(status, body);
+        // An agent that takes no starters after all reads like one without any (P-25).
+        setLoad((l) => (l.kind === "list" ? l : text === STRINGS.noStarters ? { kind: "list", starters: [] } : { kind: "note", text }));
+      }
+    });
+    return () => reader.drop();
+  }, [reader, agent, offersStarters, attempt]);
 
   const header = (
     <header className="topbar">
@@ -108,15 +101,8 @@ function StarterRow({ agent, starter }: { agent: string; starter: Starter }) {
   const onTap = async () => {
     if (tap.kind === "sending") return;
     setTap({ kind: "sending" });
-    const requestId = newRequestId(); // one per tap (P-14)
     try {
-      const result = await phone.outbox.submit({
-        requestId,
-        kind: "starter",
-        agent,
-        path: actionPath.starter(agent, starter.id),
-        body: { requestId },
-      });
+      const result = await phone.actions.starter({ agent, starter: starter.id }).result; // a new request id per tap (P-14)
       if (result.kind === "no-reply") {
         setTap({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
         return;

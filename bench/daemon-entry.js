@@ -1,0 +1,207 @@
+/**
+ * The daemon under test, in its own process so its CPU and RSS can be read from /proc: the real
+ * `Daemon.create` + `app.listen` on loopback, with fixed socket sources. It counts what the live
+ * hub publishes (the daemon's event throughput) and answers the bench's questions over IPC.
+ *
+ *   env BENCH_DAEMON_SOURCES = JSON [{name, socket}]
+ *   env BENCH_DAEMON_FROM = built (server/dist, as `collie serve` runs it) | sources (server/src)
+ *   env BENCH_DAEMON_ROOT = the checkout whose daemon runs (default: this one)
+ *
+ * Plain JavaScript, like the `collie` bin: a TypeScript file here would load Node's type stripper
+ * (swc as WebAssembly, 15–20 MB of RSS) into the process whose memory the bench measures, which
+ * `collie serve` no longer does. So it imports nothing of the bench's own (lib.ts): the two helpers
+ * it needs are copied below.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const root = process.env.BENCH_DAEMON_ROOT ? pathToFileURL(`${process.env.BENCH_DAEMON_ROOT}/`) : new URL("../", import.meta.url);
+const { Daemon } = await import(new URL(process.env.BENCH_DAEMON_FROM === "sources" ? "server/src/daemon.ts" : "server/dist/daemon.js", root).href);
+
+/** lib.ts `nowMs`: milliseconds on CLOCK_MONOTONIC, which every process on the machine shares. */
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** lib.ts `serveParent`: answers the bench's commands over IPC; `exit` ends the process. */
+function serveParent(handler) {
+  process.on("message", (m) => {
+    if (m.type === "exit") {
+      void Promise.resolve(handler(m)).finally(() => process.exit(0));
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(m))
+      .then(
+        (value) => process.send?.({ replyTo: m.id, value }),
+        (err) => process.send?.({ replyTo: m.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+      );
+  });
+  process.on("disconnect", () => process.exit(0));
+}
+
+/** @param {{ name: string; socket: string }[]} list */
+const toSources = (list) =>
+  list.map((s) => ({ name: s.name, endpoint: { kind: "socket", path: s.socket }, key: `${s.name}:${s.socket}` }));
+
+const stateDir = mkdtempSync(join(tmpdir(), "collie-bench-state-"));
+const logged = [];
+const daemon = await Daemon.create({
+  sources: { fixed: toSources(JSON.parse(process.env.BENCH_DAEMON_SOURCES ?? "[]")) },
+  stateDir,
+  log: (line) => {
+    if (logged.length < 50) logged.push(line);
+  },
+});
+
+// What the live hub numbered and sent on, by message type: every agent event the daemon applied
+// becomes one such message (items, asks, conversations), whether or not a phone watches it.
+const published = {};
+// Timestamps per hop for the timed asks: when the hub publishes an ask (keyed by its tool call
+// id) and when a phone's answer request arrives (keyed by the ask id), on the machine's monotonic
+// clock.
+const marks = new Map();
+const publish = daemon.live.publish.bind(daemon.live);
+daemon.live.publish = (m) => {
+  published[m.type] = (published[m.type] ?? 0) + 1;
+  if (m.type === "ask" && m.agent === "latency") marks.set(`publish:${m.ask.toolCallId}`, nowMs());
+  publish(m);
+};
+
+// Events pages the daemon read from its agents (one long-poll round trip each), and their events.
+let pages = 0;
+let pageEvents = 0;
+// Whole views read from the agents (`GET /durable/v1/panes/:pane`, a chat opened that Collie does
+// not hold): the agent's read as Collie's client sees it, from the request to the parsed reply.
+const viewReads = [];
+/** The first `paneDetail` of each chat, ms: for a chat not held, its read and what Collie does with it. */
+const detailMs = new Map();
+for (const name of daemon.agents.names()) {
+  const conn = daemon.agents.get(name);
+  const mirror = conn.mirror;
+  const apply = mirror.apply.bind(mirror);
+  mirror.apply = (page) => {
+    pages++;
+    pageEvents += page.events.length;
+    apply(page);
+  };
+  // And the whole of a chat's opening on the daemon's side (the read, checking the view, holding it).
+  const paneDetail = conn.paneDetail.bind(conn);
+  conn.paneDetail = async (paneId) => {
+    const t0 = nowMs();
+    const detail = await paneDetail(paneId);
+    const ms = nowMs() - t0;
+    if (!detailMs.has(`${name}\n${paneId}`)) detailMs.set(`${name}\n${paneId}`, ms);
+    return detail;
+  };
+  const get = conn.client.get.bind(conn.client);
+  conn.client.get = async (path, ...rest) => {
+    const pane = /\/panes\/([^/?]+)$/.exec(path)?.[1];
+    if (pane === undefined) return get(path, ...rest);
+    const t0 = nowMs();
+    const reply = await get(path, ...rest);
+    viewReads.push({ agent: name, pane: decodeURIComponent(pane), ms: nowMs() - t0, items: Array.isArray(reply.body?.items) ? reply.body.items.length : 0 });
+    return reply;
+  };
+}
+
+const address = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
+daemon.app.server.prependListener("request", (req) => {
+  const m = req.method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(req.url ?? "") : null;
+  if (m) marks.set(`answer:${m[1]}`, nowMs());
+});
+
+// The bench's phones are a paired device (X-1), as a real phone would be.
+const paired = daemon.devices.pair(daemon.devices.createCode().code, "bench", "bench");
+if (!paired.ok) throw new Error(`pairing the bench's phone failed: ${paired.reason}`);
+
+function stats() {
+  const agents = daemon.agents.summaries();
+  return {
+    published: { ...published },
+    pages,
+    pageEvents,
+    agents: agents.length,
+    ready: agents.filter((a) => a.state === "ready").length,
+    panes: agents.reduce((n, a) => n + a.counts.open, 0),
+    clients: daemon.live.clients,
+    memory: process.memoryUsage(),
+    log: logged.slice(),
+  };
+}
+
+let inspector = null;
+
+/**
+ * Where the RSS is, without a GC first: V8's spaces (committed and used), malloc, and the
+ * kernel's split of the RSS into anonymous memory and file-backed pages (the node binary's code).
+ */
+function probe() {
+  const mb = (n) => Math.round((n / 2 ** 20) * 10) / 10;
+  const rollup = Object.fromEntries(
+    readFileSync("/proc/self/smaps_rollup", "utf8").split("\n").map((l) => /^(\w+):\s+(\d+) kB/.exec(l)).filter(Boolean).map((m) => [m[1], mb(Number(m[2]) * 1024)]),
+  );
+  // Anonymous mappings by size: V8's heap pages are 256 KB each (its code and large objects apart),
+  // malloc's arenas are reserved 64 MB at a time, the main arena is [heap].
+  const maps = {};
+  let cur = null;
+  for (const l of readFileSync("/proc/self/smaps", "utf8").split("\n")) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(l);
+    if (head) {
+      const size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1024;
+      const name = head[3] || (size === 256 ? "anon 256 KB" : size <= 1024 ? "anon ≤ 1 MB" : size < 60 * 1024 ? "anon 1–60 MB" : "anon ≥ 60 MB");
+      cur = name.startsWith("/") ? "files" : name;
+      continue;
+    }
+    const rssLine = /^Rss:\s+(\d+) kB/.exec(l);
+    if (rssLine && cur) maps[cur] = (maps[cur] ?? 0) + Number(rssLine[1]);
+  }
+  const h = getHeapStatistics();
+  return {
+    maps: Object.fromEntries(Object.entries(maps).filter(([, v]) => v > 512).map(([k, v]) => [k, mb(v * 1024)])),
+    memory: Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, mb(v)])),
+    spaces: Object.fromEntries(getHeapSpaceStatistics().filter((x) => x.space_size > 0).map((x) => [x.space_name, { committed: mb(x.physical_space_size), used: mb(x.space_used_size) }])),
+    heap: { totalPhysical: mb(h.total_physical_size), limit: mb(h.heap_size_limit), malloced: mb(h.malloced_memory), peakMalloced: mb(h.peak_malloced_memory), external: mb(h.external_memory) },
+    rss: { total: rollup.Rss, anon: rollup.Anonymous, file: (rollup.Rss ?? 0) - (rollup.Anonymous ?? 0) },
+  };
+}
+
+serveParent(async (m) => {
+  switch (m.type) {
+    case "stats":
+      return stats();
+    case "probe":
+      return probe();
+    case "alloc-start": {
+      // Sampled allocations, the garbage included (BENCH_ALLOC_PROFILE=1): where the GC's work comes from.
+      inspector ??= new Session();
+      inspector.connect();
+      await inspector.post("HeapProfiler.startSampling", { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      return null;
+    }
+    case "alloc-stop": {
+      const { profile } = await inspector.post("HeapProfiler.stopSampling");
+      inspector.disconnect();
+      return JSON.stringify(profile);
+    }
+    case "view-reads":
+      return viewReads.splice(0).map((r) => ({ ...r, detailMs: detailMs.get(`${r.agent}\n${r.pane}`) ?? null }));
+    case "marks": {
+      const out = Object.fromEntries(marks);
+      marks.clear();
+      return out;
+    }
+    case "gc":
+      globalThis.gc?.();
+      return stats();
+    case "exit":
+      await daemon.close();
+      rmSync(stateDir, { recursive: true, force: true });
+      return null;
+    default:
+      throw new Error(`unknown command ${m.type}`);
+  }
+});
+process.send({ type: "listening", url: address, token: paired.token });
