@@ -168,7 +168,7 @@ export class Daemon {
       });
       const settled = decisions.settle(requestId, outcome.status === 200);
       if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
-    });
+    }, redact ? { mask } : {});
     // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
     // and ask (U-3); the push service masks them again.
     const crewHeld = new HeldCrewActions(state);

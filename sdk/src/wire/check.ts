@@ -3,8 +3,16 @@
  * A checker takes an unknown value and returns the typed value or throws a `WireShapeError`
  * naming the path. Objects are rebuilt from known keys only, so unknown keys (including
  * `__proto__` and `constructor`) never reach the caller's objects.
+ *
+ * A read runs in one of two modes. Strict (the default, and the SDK's own: what Collie writes must
+ * fit) refuses a text over its limit. Cutting (`{cut: true}`, how Collie reads an agent, L-2) cleans
+ * every text field declared with `text()` the way the SDK cleans its own (`cleanText`: control and
+ * invisible characters out, titles and labels folded to one line) and cuts it at its limit, and an
+ * item or ask whose text changed is marked `textShortened` (`marksShortened`). The text fields and
+ * their limits are stated once, in the checkers; ids, cursors, URLs and counts stay errors in
+ * both modes.
  */
-import { idRuleViolation, isValidCursor, isIsoWithZone, overUtf8Bytes } from "./rules.ts";
+import { cleanChars, cleanText, idRuleViolation, isValidCursor, isIsoWithZone, overUtf8Bytes } from "./rules.ts";
 
 export class WireShapeError extends Error {
   readonly path: string;
@@ -36,9 +44,88 @@ export function str(opts: { maxBytes?: number; min?: number; pattern?: RegExp; o
   };
 }
 
-export function chars(max: number): Checker<string> {
+/**
+ * How a reader takes what the other end sent (`parseWith`, every `parseX`). The default is strict.
+ */
+export interface ReadOptions {
+  /**
+   * Cut a text over its limit at the limit (UTF-8 safe; code points for limits in characters)
+   * instead of refusing it, after removing control and invisible characters and folding a
+   * one-line text to one line (`cleanText`, S-16); an item or ask whose text changed is marked
+   * `textShortened: true` (P-12). Only fields declared with `text()` are cut.
+   */
+  cut?: boolean;
+  /**
+   * With `cut`: masking of a text a list or a push shows (`masked` fields, R-1). A masked field over
+   * its limit is masked whole, then cut: cut first, a secret straddling the limit would lose the
+   * tail the masking rules need to recognise it. A text within its limit is left as it is.
+   */
+  mask?: (text: string) => string;
+}
+
+/** The cutting read in progress, if any: checkers are synchronous, so one read runs at a time. */
+let cutting: { mask: ((text: string) => string) | undefined; changed: boolean } | null = null;
+
+export interface TextRule {
+  /** The limit in UTF-8 bytes … */
+  maxBytes?: number;
+  /** … or in code points (badges, action labels, push lines). */
+  maxChars?: number;
+  min?: number;
+  /** A title or label: a cutting read folds line breaks and tabs into one space. */
+  line?: boolean;
+  /** Shown by a list or a push, so a cutting read masks it whole before a cut (`ReadOptions.mask`). */
+  masked?: boolean;
+  /** A cut here does not mark the enclosing item or ask `textShortened` (push title and line). */
+  unmarked?: boolean;
+}
+
+/**
+ * A text field with its limit: strict, a string within the limit; in a cutting read, cleaned and
+ * cut to the limit first (see `ReadOptions.cut`).
+ */
+export function text(rule: TextRule): Checker<string> {
+  const strict = rule.maxChars !== undefined ? chars(rule.maxChars, rule.min) : str({ maxBytes: rule.maxBytes, min: rule.min });
+  const max = rule.maxChars ?? rule.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  const opts = { singleLine: rule.line === true };
+  const clean = (v: string, limit: number) => (rule.maxChars !== undefined ? cleanChars(v, limit, opts) : cleanText(v, limit, opts));
   return (v, path) => {
-    const s = str()(v, path);
+    const read = cutting;
+    if (read === null || typeof v !== "string") return strict(v, path);
+    let r = clean(v, max);
+    if (r.changed && rule.masked && read.mask) {
+      const whole = clean(v, Number.MAX_SAFE_INTEGER).text;
+      // A cut happened: cut the masked whole text instead.
+      if (whole !== r.text) r = { text: clean(read.mask(whole), max).text, changed: true };
+    }
+    if (r.changed && !rule.unmarked) read.changed = true;
+    return strict(r.text, path);
+  };
+}
+
+/**
+ * An item or an ask: in a cutting read, one whose text was cut or cleaned is marked
+ * `textShortened: true`, so the phone says `Text shortened` and offers no `Always allow` (P-12).
+ */
+export function marksShortened<T extends { textShortened?: boolean }>(inner: Checker<T>): Checker<T> {
+  return (v, path) => {
+    const read = cutting;
+    if (read === null) return inner(v, path);
+    const outer = read.changed;
+    read.changed = false;
+    try {
+      const out = inner(v, path);
+      if (read.changed) out.textShortened = true;
+      return out;
+    } finally {
+      read.changed = outer;
+    }
+  };
+}
+
+export function chars(max: number, min?: number): Checker<string> {
+  return (v, path) => {
+    const s = str({ min })(v, path);
     if (Array.from(s).length > max) return fail(path, `must be at most ${max} characters`);
     return s;
   };
@@ -147,12 +234,16 @@ export function union<T>(field: string, cases: Record<string, Checker<T>>): Chec
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** Runs a checker and returns a result instead of throwing. */
-export function parseWith<T>(checker: Checker<T>, value: unknown): Parsed<T> {
+/** Runs a checker and returns a result instead of throwing; strict unless `opts` say otherwise. */
+export function parseWith<T>(checker: Checker<T>, value: unknown, opts: ReadOptions = {}): Parsed<T> {
+  const outer = cutting;
+  cutting = opts.cut === true ? { mask: opts.mask, changed: false } : null;
   try {
     return { ok: true, value: checker(value, "") };
   } catch (err) {
     if (err instanceof WireShapeError) return { ok: false, error: err.message };
     throw err;
+  } finally {
+    cutting = outer;
   }
 }

@@ -5,8 +5,8 @@
  * the path and the rule.
  */
 import {
-  arr, bool, chars, type Checker, cursor, id, int, isoTime, isPlainObject, literal, num, nullable, obj, parseWith,
-  type Parsed, record, str, trueOnly, union, WireShapeError,
+  arr, bool, type Checker, cursor, id, int, isoTime, isPlainObject, literal, marksShortened, num, nullable, obj, parseWith,
+  type Parsed, type ReadOptions, record, str, text, trueOnly, union, WireShapeError,
 } from "./check.ts";
 import {
   ASK_KINDS, CAP_NAMES, DECIDED_BY, LIMITS, PANE_STATES, PERMISSION_OPTION_KINDS, TOOL_STATUSES,
@@ -19,7 +19,11 @@ import type {
   Target, WireErrorBody, WriteBodies, WriteOk,
 } from "./types.ts";
 
-const title = str({ maxBytes: LIMITS.titleBytes });
+// Text fields are declared with `text()`: strict for the SDK, cut at the limit in a cutting read
+// (Collie reading an agent, check.ts `ReadOptions`). `masked` marks what a list or a push shows (R-1).
+const title = text({ maxBytes: LIMITS.titleBytes, line: true });
+/** A title a list shows: a conversation's, its progress label, a history row's (R-1). */
+const shownTitle = text({ maxBytes: LIMITS.titleBytes, line: true, masked: true });
 const tabId: Checker<string> = (v, path) => {
   const s = id(v, path);
   const parts = s.split(":");
@@ -36,9 +40,9 @@ const capsChecker: Checker<Caps> = (v, path) => {
 
 export const helloChecker: Checker<Hello> = obj({
   wire: arr(int({ min: 1 }), { min: 1, max: 16 }),
-  sdk: obj({ name: str({ maxBytes: 128, min: 1 }), version: str({ maxBytes: 64, min: 1 }) }),
-  runtime: str({ maxBytes: 64, min: 1 }),
-  name: nullable(str({ maxBytes: LIMITS.titleBytes })),
+  sdk: obj({ name: text({ maxBytes: 128, min: 1, line: true }), version: text({ maxBytes: 64, min: 1, line: true }) }),
+  runtime: text({ maxBytes: 64, min: 1, line: true }),
+  name: nullable(shownTitle),
   caps: capsChecker,
   descendantCheck: bool,
   allowAlways: bool,
@@ -48,15 +52,15 @@ export const helloChecker: Checker<Hello> = obj({
 
 const progressChecker: Checker<Progress> = union<Progress>("kind", {
   steps: (v, path) => {
-    const p = obj({ kind: literal("steps"), current: int({ min: 1 }), total: int({ min: 1, max: 1000 }), label: title })(v, path);
+    const p = obj({ kind: literal("steps"), current: int({ min: 1 }), total: int({ min: 1, max: 1000 }), label: shownTitle })(v, path);
     if (p.current > p.total) throw new WireShapeError(`${path}.current`, "must not exceed total");
     return p;
   },
-  percent: obj({ kind: literal("percent"), value: num({ min: 0, max: 100 }), label: title }),
+  percent: obj({ kind: literal("percent"), value: num({ min: 0, max: 100 }), label: shownTitle }),
 });
 
 const actionChecker: Checker<Action> = obj(
-  { id, label: chars(LIMITS.actionLabelChars) },
+  { id, label: text({ maxChars: LIMITS.actionLabelChars, line: true }) },
   { icon: str({ maxBytes: 32 }), busy: bool, disabled: bool },
 );
 
@@ -64,8 +68,8 @@ export const paneSummaryChecker: Checker<PaneSummary> = obj(
   {
     id,
     tabId,
-    title,
-    harness: str({ maxBytes: LIMITS.harnessBytes }),
+    title: shownTitle,
+    harness: text({ maxBytes: LIMITS.harnessBytes, line: true }),
     sessionId: nullable(id),
     state: literal(...PANE_STATES),
     actions: arr(actionChecker, { max: LIMITS.actions }),
@@ -75,9 +79,9 @@ export const paneSummaryChecker: Checker<PaneSummary> = obj(
   },
   {
     cwd: str({ maxBytes: 4096, pattern: /^\// }),
-    subtitle: str({ maxBytes: LIMITS.subtitleBytes }),
+    subtitle: text({ maxBytes: LIMITS.subtitleBytes, line: true, masked: true }),
     progress: progressChecker,
-    badge: chars(LIMITS.badgeChars),
+    badge: text({ maxChars: LIMITS.badgeChars, line: true }),
   },
 );
 
@@ -89,24 +93,27 @@ export const layoutChecker: Checker<Layout> = obj({
 });
 
 const itemOpt = { ts: isoTime, textShortened: bool };
+const itemText = text({ maxBytes: LIMITS.itemTextBytes });
+const toolName = text({ maxBytes: LIMITS.toolNameBytes, min: 1, line: true });
+const toolCall = text({ maxBytes: LIMITS.toolCallBytes, line: true });
 const growing = (kind: "reply" | "thinking" | "markdown") =>
-  obj({ kind: literal(kind), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, partial: trueOnly });
+  obj({ kind: literal(kind), id, text: itemText }, { ...itemOpt, partial: trueOnly });
 const https: Checker<string> = (v, path) => (isHttpsUrl(v) ? v : (() => { throw new WireShapeError(path, "must be an https URL"); })());
 const lang: Checker<string> = (v, path) => (isValidLang(v) ? v : (() => { throw new WireShapeError(path, "must be a language token like ts or python"); })());
 
-export const itemChecker: Checker<Item> = union<Item>("kind", {
-  user: obj({ kind: literal("user"), id, text: str({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id, steered: trueOnly }),
+export const itemChecker: Checker<Item> = marksShortened(union<Item>("kind", {
+  user: obj({ kind: literal("user"), id, text: text({ maxBytes: LIMITS.userTextBytes }) }, { ...itemOpt, requestId: id, steered: trueOnly }),
   reply: growing("reply"),
   thinking: growing("thinking"),
   markdown: growing("markdown"),
-  notice: obj({ kind: literal("notice"), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, partial: trueOnly, stopped: trueOnly }),
-  code: obj({ kind: literal("code"), id, text: str({ maxBytes: LIMITS.itemTextBytes }) }, { ...itemOpt, lang }),
-  link: obj({ kind: literal("link"), id, href: https }, { ...itemOpt, label: str({ maxBytes: LIMITS.linkLabelBytes }) }),
+  notice: obj({ kind: literal("notice"), id, text: itemText }, { ...itemOpt, partial: trueOnly, stopped: trueOnly }),
+  code: obj({ kind: literal("code"), id, text: itemText }, { ...itemOpt, lang }),
+  link: obj({ kind: literal("link"), id, href: https }, { ...itemOpt, label: text({ maxBytes: LIMITS.linkLabelBytes, line: true }) }),
   tool: obj(
-    { kind: literal("tool"), id, name: str({ maxBytes: LIMITS.toolNameBytes, min: 1 }), status: literal(...TOOL_STATUSES) },
-    { ...itemOpt, call: str({ maxBytes: LIMITS.toolCallBytes }), output: str({ maxBytes: LIMITS.toolOutputBytes }) },
+    { kind: literal("tool"), id, name: toolName, status: literal(...TOOL_STATUSES) },
+    { ...itemOpt, call: toolCall, output: text({ maxBytes: LIMITS.toolOutputBytes }) },
   ),
-});
+}));
 
 const uniqueIds = <T extends { id: string }>(list: T[], path: string): T[] => {
   const seen = new Set<string>();
@@ -123,17 +130,23 @@ const askCommon = {
   paneId: id,
   toolCallId: id,
   itemId: id,
-  title: str({ maxBytes: LIMITS.askTitleBytes, min: 1 }),
+  // The pending question a list shows (R-1).
+  title: text({ maxBytes: LIMITS.askTitleBytes, min: 1, line: true, masked: true }),
   createdAt: isoTime,
 };
+const askReason = text({ maxBytes: LIMITS.askReasonBytes });
 const askOptional = {
-  reason: str({ maxBytes: LIMITS.askReasonBytes }),
-  tool: obj({ name: str({ maxBytes: LIMITS.toolNameBytes, min: 1 }) }, { call: str({ maxBytes: LIMITS.toolCallBytes }) }),
-  push: obj({}, { title: chars(LIMITS.pushTitleChars), line: chars(LIMITS.pushLineChars) }),
+  reason: askReason,
+  tool: obj({ name: toolName }, { call: toolCall }),
+  // The lock screen's words: masked before a cut, and their cut is not the card's (no `textShortened`).
+  push: obj({}, {
+    title: text({ maxChars: LIMITS.pushTitleChars, line: true, masked: true, unmarked: true }),
+    line: text({ maxChars: LIMITS.pushLineChars, line: true, masked: true, unmarked: true }),
+  }),
   expiresAt: isoTime,
   textShortened: bool,
 };
-const optionLabel = str({ maxBytes: LIMITS.optionLabelBytes, min: 1 });
+const optionLabel = text({ maxBytes: LIMITS.optionLabelBytes, min: 1, line: true });
 
 const formFieldChecker: Checker<FormField> = union<FormField>("type", {
   text: obj({ id, type: literal("text"), label: optionLabel }, { required: bool, placeholder: optionLabel, limit: int({ min: 1, max: LIMITS.textMaxLimit }) }),
@@ -162,7 +175,7 @@ const knownAskChecker: Checker<KnownAsk> = union<KnownAsk>("kind", {
     return a;
   },
   choice: (v, path) => {
-    const a = obj({ ...askCommon, kind: literal("choice"), options: arr(obj({ id, label: optionLabel }, { description: str({ maxBytes: LIMITS.askReasonBytes }) }), { min: 1, max: LIMITS.choiceOptions }) }, { ...askOptional, multiple: bool })(v, path);
+    const a = obj({ ...askCommon, kind: literal("choice"), options: arr(obj({ id, label: optionLabel }, { description: askReason }), { min: 1, max: LIMITS.choiceOptions }) }, { ...askOptional, multiple: bool })(v, path);
     uniqueIds(a.options, `${path ? path + "." : ""}options`);
     return a;
   },
@@ -175,11 +188,11 @@ const knownAskChecker: Checker<KnownAsk> = union<KnownAsk>("kind", {
 });
 
 /** One of the four kinds (S-21), checked in full; any other lowercase kind kept as an UnknownAsk. */
-export const askChecker: Checker<Ask> = (v, path) => {
+export const askChecker: Checker<Ask> = marksShortened((v, path) => {
   const kind = isPlainObject(v) ? v.kind : undefined;
   if (typeof kind === "string" && !(ASK_KINDS as readonly string[]).includes(kind) && NEWER_ASK_KIND.test(kind)) return unknownAskChecker(v, path);
   return knownAskChecker(v, path);
-};
+});
 
 /** Whether an ask read off the wire is one of the four kinds, which narrows it for a reader (P-13). */
 export function isKnownAsk(ask: Ask): ask is KnownAsk {
@@ -191,7 +204,7 @@ export const paneEventChecker: Checker<PaneEvent> = union<PaneEvent>("type", {
   ask: obj({ seq: int({ min: 1 }), type: literal("ask"), pane: id, ask: askChecker }),
   "ask-closed": obj({
     seq: int({ min: 1 }), type: literal("ask-closed"), pane: id, askId: str({ pattern: /^[0-9a-f]{32}$/ }),
-    decidedBy: literal(...DECIDED_BY), title: str({ maxBytes: LIMITS.askTitleBytes }), decidedAt: isoTime,
+    decidedBy: literal(...DECIDED_BY), title: text({ maxBytes: LIMITS.askTitleBytes, line: true }), decidedAt: isoTime,
   }),
   state: obj({ seq: int({ min: 1 }), type: literal("state"), pane: id, summary: paneSummaryChecker }),
 });
@@ -219,13 +232,13 @@ const eventsPageFrame = obj(
 
 export interface ParsedEventsPage { ok: true; value: EventsPage; dropped: string[] }
 
-export function parseEventsPage(value: unknown): ParsedEventsPage | { ok: false; error: string } {
-  const frame = parseWith(eventsPageFrame, value);
+export function parseEventsPage(value: unknown, opts: ReadOptions = {}): ParsedEventsPage | { ok: false; error: string } {
+  const frame = parseWith(eventsPageFrame, value, opts);
   if (!frame.ok) return frame;
   const events: PaneEvent[] = [];
   const dropped: string[] = [];
   frame.value.events.forEach((raw, i) => {
-    const parsed = parseWith(paneEventChecker, raw);
+    const parsed = parseWith(paneEventChecker, raw, opts);
     if (parsed.ok) events.push(parsed.value);
     else dropped.push(`events[${i}] ${parsed.error}`);
   });
@@ -235,13 +248,13 @@ export function parseEventsPage(value: unknown): ParsedEventsPage | { ok: false;
 }
 
 const historyRowChecker: Checker<HistoryRow> = obj(
-  { id, title, startedAt: isoTime, state: literal("open", "closed"), items: int({ min: 0 }) },
-  { subtitle: str({ maxBytes: LIMITS.subtitleBytes }), workspaceId: id, tabId, endedAt: isoTime },
+  { id, title: shownTitle, startedAt: isoTime, state: literal("open", "closed"), items: int({ min: 0 }) },
+  { subtitle: text({ maxBytes: LIMITS.subtitleBytes, line: true, masked: true }), workspaceId: id, tabId, endedAt: isoTime },
 );
 export const historyPageChecker: Checker<HistoryPage> = obj({ rows: arr(historyRowChecker, { max: LIMITS.historyPageMax }) }, { next: cursor });
 export const historyItemsPageChecker: Checker<HistoryItemsPage> = obj({ items: arr(itemChecker, { max: LIMITS.viewItems }) }, { next: cursor });
 export const startersPageChecker: Checker<StartersPage> = obj({
-  starters: arr(obj({ id, title }, { subtitle: str({ maxBytes: LIMITS.subtitleBytes }), icon: str({ maxBytes: 32 }) }), { max: 64 }),
+  starters: arr(obj({ id, title }, { subtitle: text({ maxBytes: LIMITS.subtitleBytes, line: true }), icon: str({ maxBytes: 32 }) }), { max: 64 }),
 });
 
 export const answerValueChecker: Checker<Answer> = union<Answer>("kind", {
@@ -325,24 +338,25 @@ export const MESSAGE_CHECKERS = Object.freeze({
 
 export type MessageType = keyof typeof MESSAGE_CHECKERS | "EventsPage";
 
-/** Parses a message of the named type. */
-export function parseMessage(type: MessageType, value: unknown): Parsed<unknown> {
+/** Parses a message of the named type (strict unless `opts` say otherwise, check.ts `ReadOptions`). */
+export function parseMessage(type: MessageType, value: unknown, opts: ReadOptions = {}): Parsed<unknown> {
   if (type === "EventsPage") {
-    const r = parseEventsPage(value);
+    const r = parseEventsPage(value, opts);
     return r.ok ? { ok: true, value: r.value } : r;
   }
-  return parseWith(MESSAGE_CHECKERS[type] as Checker<unknown>, value);
+  return parseWith(MESSAGE_CHECKERS[type] as Checker<unknown>, value, opts);
 }
 
-export const parseHello = (v: unknown): Parsed<Hello> => parseWith(helloChecker, v);
-export const parseLayout = (v: unknown): Parsed<Layout> => parseWith(layoutChecker, v);
-export const parseItem = (v: unknown): Parsed<Item> => parseWith(itemChecker, v);
-export const parseAsk = (v: unknown): Parsed<Ask> => parseWith(askChecker, v);
-export const parsePaneView = (v: unknown): Parsed<PaneViewPage> => parseWith(paneViewPageChecker, v);
-export const parseHistoryPage = (v: unknown): Parsed<HistoryPage> => parseWith(historyPageChecker, v);
-export const parseHistoryItemsPage = (v: unknown): Parsed<HistoryItemsPage> => parseWith(historyItemsPageChecker, v);
-export const parseStartersPage = (v: unknown): Parsed<StartersPage> => parseWith(startersPageChecker, v);
-export const parseWriteOk = (v: unknown): Parsed<WriteOk> => parseWith(writeOkChecker, v);
-export const parseErrorBody = (v: unknown): Parsed<WireErrorBody> => parseWith(errorBodyChecker, v);
+// Each reader takes `ReadOptions`: the SDK reads strictly; Collie reads an agent with `{cut: true}`.
+export const parseHello = (v: unknown, opts?: ReadOptions): Parsed<Hello> => parseWith(helloChecker, v, opts);
+export const parseLayout = (v: unknown, opts?: ReadOptions): Parsed<Layout> => parseWith(layoutChecker, v, opts);
+export const parseItem = (v: unknown, opts?: ReadOptions): Parsed<Item> => parseWith(itemChecker, v, opts);
+export const parseAsk = (v: unknown, opts?: ReadOptions): Parsed<Ask> => parseWith(askChecker, v, opts);
+export const parsePaneView = (v: unknown, opts?: ReadOptions): Parsed<PaneViewPage> => parseWith(paneViewPageChecker, v, opts);
+export const parseHistoryPage = (v: unknown, opts?: ReadOptions): Parsed<HistoryPage> => parseWith(historyPageChecker, v, opts);
+export const parseHistoryItemsPage = (v: unknown, opts?: ReadOptions): Parsed<HistoryItemsPage> => parseWith(historyItemsPageChecker, v, opts);
+export const parseStartersPage = (v: unknown, opts?: ReadOptions): Parsed<StartersPage> => parseWith(startersPageChecker, v, opts);
+export const parseWriteOk = (v: unknown, opts?: ReadOptions): Parsed<WriteOk> => parseWith(writeOkChecker, v, opts);
+export const parseErrorBody = (v: unknown, opts?: ReadOptions): Parsed<WireErrorBody> => parseWith(errorBodyChecker, v, opts);
 
 export { ASK_KINDS };

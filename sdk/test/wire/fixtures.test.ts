@@ -76,6 +76,35 @@ for (const type of TYPES) {
   });
 }
 
+/**
+ * The same files read as Collie reads an agent (`{cut: true}`, L-2): a fixture with `cut` is
+ * accepted with that value; any other reads exactly as it does strictly (the same value or the same
+ * refusal), so the cutting mode changes text over its limit or unclean, and nothing else.
+ */
+function checkCut(f: WireFixture): void {
+  const type = f.type as MessageType;
+  const cut = parseMessage(type, copy(f.message), { cut: true });
+  if (f.cut !== undefined) {
+    assert.ok(cut.ok, `${f.id} should be accepted by a cutting reader but was refused: ${cut.ok ? "" : cut.error}`);
+    assert.deepStrictEqual(asJson(cut.value), f.cut, `${f.id}: value read with cut`);
+    // What a cutting reader returns fits the strict checker: cut text is within every limit.
+    const strict = parseMessage(type, cut.value);
+    assert.ok(strict.ok, `${f.id}: the cut value does not parse strictly: ${strict.ok ? "" : strict.error}`);
+    return;
+  }
+  assert.deepStrictEqual(asJson(cut), asJson(parseMessage(type, copy(f.message))), `${f.id}: a cutting reader reads it differently`);
+}
+const copy = (v: unknown): unknown => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+
+describe("wire fixtures read with cut (how Collie reads an agent)", () => {
+  test("some fixtures show a cut", () => {
+    for (const id of ["Ask/reject/title-over-limit-cjk", "HistoryPage/reject/row-title-over-limit", "EventsPage/accept/over-long-link-label", "StartersPage/accept/hostile-characters"]) {
+      assert.ok(fixtures.find((f) => f.id === id)?.cut !== undefined, `${id}.json has no cut value`);
+    }
+  });
+  for (const f of fixtures) test(`${f.id}`, () => checkCut(f));
+});
+
 describe("prototype safety (L-2)", () => {
   test("a form answer keyed __proto__ lands as an own key of a null-prototype record and pollutes nothing", () => {
     const f = fixtures.find((x) => x.id === "AnswerBody/accept/form-proto-key-kept-as-data");

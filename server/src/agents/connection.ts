@@ -8,7 +8,7 @@ import { lstatSync } from "node:fs";
 import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
 import type { AgentState, AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
-import { cleanRawEventsPage, cleanRawHello, cleanRawView, type Mask } from "./incoming.ts";
+import { agentReads, type Mask } from "./gateway.ts";
 import { AgentMirror, MIRROR_TAIL_ITEMS, type MirrorChange } from "./mirror.ts";
 import type { ViewCache } from "./view-cache.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
@@ -135,8 +135,7 @@ export class AgentConnection {
         try {
           const reply = await this.client.get(`${this.prefix}${routePath("pane", { pane: paneId })}`, VIEW_READ_TIMEOUT_MS, this.#stop.signal);
           if (reply.status !== 200) return;
-          cleanRawView(reply.body, this.#opts.mask);
-          const view = parsePaneView(reply.body);
+          const view = parsePaneView(reply.body, agentReads(this.#opts.mask));
           if (!view.ok || view.value.pane.id !== paneId) {
             if (!view.ok) this.#opts.log(`agent ${this.name}: malformed view of a pane: ${view.error}`);
             return;
@@ -221,8 +220,7 @@ export class AgentConnection {
     if (this.#opts.endpoint.kind === "socket") checkSocketOwner(this.#opts.endpoint.path);
     const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
     if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
-    cleanRawHello(reply.body, this.#opts.mask);
-    const hello = parseHello(reply.body);
+    const hello = parseHello(reply.body, agentReads(this.#opts.mask));
     if (!hello.ok) throw new MalformedReply(`malformed hello: ${hello.error}`);
     this.#hello = hello.value;
     const common = hello.value.wire.filter((v) => COLLIE_WIRE_VERSIONS.includes(v));
@@ -247,8 +245,7 @@ export class AgentConnection {
       const q = `${this.#cursor === null ? "wait=0" : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`}&viewItems=${MIRROR_TAIL_ITEMS}`;
       const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
       if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
-      cleanRawEventsPage(reply.body, this.#opts.mask);
-      const page = parseEventsPage(reply.body);
+      const page = parseEventsPage(reply.body, agentReads(this.#opts.mask));
       if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
       for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
       if (page.value.reset) this.#seq = 0;

@@ -10,7 +10,7 @@
  * the agent is unreachable is held and delivered once it is back.
  */
 import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
-import type { Answer } from "@colliepwa/durable-sdk/wire";
+import type { Answer, Parsed, ReadOptions } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "./manager.ts";
 import type { AgentConnection } from "./connection.ts";
 import { AgentUnreachable } from "./client.ts";
@@ -33,6 +33,30 @@ export const ACTION_TIMEOUT_MS = 15_000;
  */
 export const STARTING_WAIT_MS = 5_000;
 
+/** Secret masking of one text (R-1); identity when masking is off. */
+export type Mask = (text: string) => string;
+
+/**
+ * How Collie reads everything an agent sends (L-2, D-2): the wire's own checkers in their cutting
+ * mode, so text over the wire's limits is cut at them (never split inside a character) and control
+ * or invisible characters are removed, and the item or ask is marked `textShortened`, so the phone
+ * can say `Text shortened` and offer no `Always allow` (P-12). The text fields and their limits are
+ * stated once, in the SDK's checkers (`sdk/src/wire/messages.ts`); only strings they declare as
+ * text are touched, and shapes, ids and counts are still refused.
+ *
+ * Every read is the same: hello, the events long-poll and a pane's view (connection.ts), history,
+ * a closed conversation's items and starters (`AgentGateway.read`), so U+202E, BEL or ESC reach the
+ * phone on no path, and a title too long reads the same live and from history.
+ *
+ * A text Collie masks (R-1: titles, subtitles, progress labels, an ask's title as the pending
+ * question, push titles and lines, the agent's self-name, history rows; the checkers mark them
+ * `masked`) is masked whole before it is cut: cut first, a secret straddling the limit would lose
+ * the tail the masking rules need to recognise it, and its head would reach the lock screen in clear.
+ */
+export function agentReads(mask?: Mask): ReadOptions {
+  return mask ? { cut: true, mask } : { cut: true };
+}
+
 /** What a held write was, when its delivery is reported (the audit log names it). */
 export interface HeldDelivery {
   action: "answer" | "send";
@@ -45,24 +69,27 @@ export class AgentGateway {
   readonly #held: HeldAnswers;
   readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void;
   readonly #now: () => number;
+  readonly #reads: ReadOptions;
   readonly #delivering = new Set<string>();
   /** Agents whose held sends are being delivered now (one run per agent keeps their order). */
   readonly #deliveringSends = new Set<string>();
 
-  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, now: () => number = Date.now) {
+  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, opts: { mask?: Mask; now?: () => number } = {}) {
     this.#agents = agents;
     this.#held = held;
     this.#onHeldOutcome = onHeldOutcome;
-    this.#now = now;
+    this.#now = opts.now ?? Date.now;
+    this.#reads = agentReads(opts.mask);
   }
 
   /**
-   * A read through to the agent (P-7), never on a timer: its reply is cleaned like every read
-   * (`clean`, agents/incoming.ts) and checked (`check`) before it is passed on; an agent's own error
-   * passes through as the catalog has it, and what the checker rebuilt from the keys it knows is
-   * what the phone gets (an unknown key, nested thousands of levels deep, never reaches it).
+   * A read through to the agent (P-7), never on a timer: its reply is read by the wire's checker
+   * for it (`parse`) like every read (`agentReads`: cut, cleaned, masked before a cut) before it is
+   * passed on; an agent's own error passes through as the catalog has it, and what the checker
+   * rebuilt from the keys it knows is what the phone gets (an unknown key, nested thousands of
+   * levels deep, never reaches it).
    */
-  async read(agent: string, route: RouteName, params: Record<string, string>, query: string, clean: (body: unknown) => void, check: (v: unknown) => { ok: true; value: unknown } | { ok: false; error: string }): Promise<Outcome> {
+  async read(agent: string, route: RouteName, params: Record<string, string>, query: string, parse: (v: unknown, opts: ReadOptions) => Parsed<unknown>): Promise<Outcome> {
     const conn = this.#agents.get(agent);
     if (!conn) return apiError("unknown-agent", "No such durable agent.");
     if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
@@ -72,8 +99,7 @@ export class AgentGateway {
     try {
       const r = await conn.client.get(`${conn.prefix}${routePath(route, params)}${query}`, READ_TIMEOUT_MS);
       if (r.status !== 200) return asOutcome(r.status, r.body);
-      clean(r.body);
-      const parsed = check(r.body);
+      const parsed = parse(r.body, this.#reads);
       if (!parsed.ok) return apiError("agent-failed", `The durable agent's reply was malformed: ${parsed.error}`);
       return { status: 200, body: parsed.value as Record<string, unknown> };
     } catch (err) {

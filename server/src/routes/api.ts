@@ -10,7 +10,6 @@ import {
 } from "@colliepwa/shared";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
-import { cleanRawHistoryItemsPage, cleanRawHistoryPage, cleanRawStartersPage } from "../agents/incoming.ts";
 import type { AgentGateway } from "../agents/gateway.ts";
 import type { LiveHub } from "../agents/live.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
@@ -126,20 +125,20 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.history.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
-    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), (b) => cleanRawHistoryPage(b, deps.mask), parseHistoryPage);
+    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
     const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
     return reply.code(r.status).send(body);
   });
   app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.historyItems.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
-    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), cleanRawHistoryItemsPage, parseHistoryItemsPage);
+    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage);
     return reply.code(r.status).send(r.body);
   });
   app.get<{ Params: AgentParams }>(PHONE_ROUTES.starters.path, DEVICE, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
-    const r = await readThrough(req.params.agent, "starters", {}, "", cleanRawStartersPage, parseStartersPage);
+    const r = await readThrough(req.params.agent, "starters", {}, "", parseStartersPage);
     return reply.code(r.status).send(r.body);
   });
 

@@ -16,6 +16,8 @@ import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 const HOSTILE = "gnp\u202E.exe \u0007bell \u001b[31mred";
 const BAD_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const GHP = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+/** A title over its limit (300 bytes of three-byte characters): the same pane, live and in history. */
+const LONG_TITLE = `退款 ${"订单".repeat(50)}`;
 
 let d: TestDaemon;
 let fake: FakeAgent;
@@ -25,7 +27,7 @@ before(async () => {
   fake = new FakeAgent({ hello: fakeHello({ name: `ops bot ${GHP}` }) });
   fake.initial = () => {
     const page = resetPage(["f1"]) as { layout: { panes: Record<string, unknown>[] }; views: { pane: Record<string, unknown> }[] };
-    const pane = { ...fakeSummary("f1"), progress: { kind: "steps", current: 1, total: 3, label: `pushing with ${GHP}` } };
+    const pane = { ...fakeSummary("f1"), title: LONG_TITLE, progress: { kind: "steps", current: 1, total: 3, label: `pushing with ${GHP}` } };
     page.layout.panes = [pane];
     page.views[0]!.pane = pane;
     return page;
@@ -36,7 +38,7 @@ before(async () => {
     }
     if (path.startsWith("/durable/v1/history")) {
       const long = `${"t".repeat(LIMITS.titleBytes - 12)} ${GHP}`;
-      return { status: 200, body: { rows: [{ id: "s1", title: HOSTILE, subtitle: long, startedAt: "2026-12-02T14:00:00.000Z", state: "closed", items: 1 }, { id: "s2", title: long, startedAt: "2026-12-02T14:00:00.000Z", state: "closed", items: 0 }] } };
+      return { status: 200, body: { rows: [{ id: "s1", title: HOSTILE, subtitle: long, startedAt: "2026-12-02T14:00:00.000Z", state: "closed", items: 1 }, { id: "s2", title: long, startedAt: "2026-12-02T14:00:00.000Z", state: "closed", items: 0 }, { id: "f1", title: LONG_TITLE, startedAt: "2026-12-02T14:00:00.000Z", state: "open", items: 3 }] } };
     }
     if (path.startsWith("/durable/v1/starters")) return { status: 200, body: { starters: [{ id: "go", title: HOSTILE, subtitle: HOSTILE }] } };
     return undefined;
@@ -79,4 +81,12 @@ test("the agent's self-name and a progress label are masked where the phone show
   assert.ok(!json.includes("1b2C3d"), json);
   assert.match(snap.agents.find((a) => a.name === "f")!.selfName ?? "", /^ops bot ghp_A•+$/);
   assert.match(snap.conversations.find((c) => c.id === "f1")!.progress?.label ?? "", /^pushing with ghp_A•+$/);
+});
+
+test("an over-long title reads the same, cut on a character boundary, live and from history (one rule, L-2)", async () => {
+  const live = (await d.snapshot()).conversations.find((c) => c.id === "f1")!.title;
+  const history = (await d.get<{ rows: { id: string; title: string }[] }>("/api/agents/f/history")).body.rows.find((r) => r.id === "f1")!.title;
+  assert.equal(history, live);
+  assert.ok(Buffer.byteLength(live) <= LIMITS.titleBytes && Buffer.byteLength(live) > LIMITS.titleBytes - 3, `${Buffer.byteLength(live)} bytes`);
+  assert.ok(LONG_TITLE.startsWith(live) && live.isWellFormed());
 });
