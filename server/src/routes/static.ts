@@ -1,5 +1,7 @@
 /**
- * Serves the phone app (D-4, P-26) from the Vite build in `web/dist`, with no dependency:
+ * Serves the phone app (D-4, P-26) from the Vite build in `web/dist`. The files go out through
+ * @fastify/static (`reply.sendFile`: streaming, ETag and 304, precompressed copies); which file a
+ * path names, and every header, stay ours:
  * - content types for what the build holds (html, js, css, webmanifest, png, svg, json, ico …);
  * - `/assets/*` (hashed names) cached for a year as immutable; `index.html`, `/sw.js` and the
  *   manifest revalidated on every load (`no-cache`), so a new build reaches the phone;
@@ -12,12 +14,16 @@
  *   the smallest copy the browser accepts (`Content-Encoding`, `Vary: Accept-Encoding`), so what
  *   crosses the network is the compressed size, with no compression work per request;
  * - without a build, a plain-text 503 says how to build it.
+ *
+ * The plugin serves no route itself (`serve: false`): the two routes here declare their access
+ * like every other (security/access.ts), and the gate decides on them as before.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fastifyStatic from "@fastify/static";
 import { PUBLIC } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 
@@ -110,11 +116,79 @@ export function resolveInDist(distDir: string, pathname: string): string | null 
 export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {}): Promise<void> {
   const dist = resolve(opts.distDir ?? DEFAULT_DIST_DIR);
   const index = join(dist, "index.html");
+  /** The file of the build each request is being answered with (set by the handler, read by the headers). */
+  const chosen = new WeakMap<FastifyRequest, Chosen>();
+
+  await app.register(fastifyStatic, {
+    root: dist,
+    // The plugin registers no route of its own: its routes would declare no access (X-1, they would
+    // not start), and its 404 for a missing file would bypass the SPA fallback. Our two PUBLIC
+    // routes below pick the file; `reply.sendFile` sends it.
+    serve: false,
+    // A missing build is expected (the 503 below says how to build it), not a warning.
+    suppressWarning: true,
+    // The handler only ever names a file, never a directory: no index lookup, no listing.
+    index: false,
+    // The build is ours (Vite's output and web/public): its files are served whatever their name,
+    // as before; what lies outside it is kept out by resolveInDist.
+    dotfiles: "allow",
+    preCompressed: true,
+    // Content type and caching follow our own table and rules (setHeaders); the ETag stays the one
+    // validator, as before (no Last-Modified, no ranges).
+    contentType: false,
+    cacheControl: false,
+    lastModified: false,
+    acceptRanges: false,
+    setHeaders: (reply: FastifyReply) => {
+      const c = chosen.get(reply.request);
+      if (!c) return;
+      c.sent = true;
+      const ext = extname(c.rel).toLowerCase();
+      const html = ext === ".html";
+      reply.header("content-type", contentType(c.rel));
+      reply.header("cache-control", c.rel.startsWith("/assets/") ? IMMUTABLE
+        : html || c.rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE
+        : SHORT);
+      reply.header("x-content-type-options", "nosniff");
+      reply.header("referrer-policy", "no-referrer");
+      if (html) {
+        reply.header("content-security-policy", CSP);
+        reply.header("x-frame-options", "DENY");
+      }
+    },
+  });
+
+  // Two rules @fastify/static cannot express, applied once it has set its headers:
+  // - on a precompressed copy it sets the type from its own MIME table after setHeaders ran
+  //   (`application/javascript` for a script), so our table's type is set again;
+  // - with `preCompressed` it marks every file `Vary: Accept-Encoding`, while only a file with a
+  //   copy beside it varies: a file without one (an icon) goes out the same to every browser.
+  app.addHook("onSend", async (req, reply, payload) => {
+    const c = chosen.get(req);
+    if (!c?.sent) return payload;
+    reply.header("content-type", contentType(c.rel));
+    if (reply.hasHeader("vary") && !(await hasCopies(c.file))) reply.removeHeader("vary");
+    return payload;
+  });
+
+  const send = (req: FastifyRequest, reply: FastifyReply, file: string, rel: string) => {
+    // @fastify/static picks the copy from Accept-Encoding by its own reading, which takes `*` as
+    // gzip and follows the client's q order; the copy is ours to pick (acceptedEncodings, best
+    // first), so the header it reads names exactly the encodings allowed, best first.
+    if (req.headers["accept-encoding"] !== undefined) {
+      const ok = acceptedEncodings(req.headers["accept-encoding"]);
+      req.headers["accept-encoding"] = ENCODINGS.filter((e) => ok.has(e.encoding)).map((e) => e.encoding).join(", ") || "identity";
+    }
+    chosen.set(req, { file, rel, sent: false });
+    return reply.sendFile(rel);
+  };
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // The absolute form of a request target (`GET http://host/path`) names the same path.
     const rawPath = req.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split("?")[0]!.split("#")[0]! || "/";
     if (isApiPath(rawPath)) return sendError(reply, "not-found", "No such route.");
+    // Checked here, before the plugin sees the path: a climb out of the build is a 403 whatever
+    // the spelling, and the plugin is only ever handed a clean path inside it.
     const file = resolveInDist(dist, rawPath);
     if (file === null) {
       return reply.code(403).header("content-type", "text/plain; charset=utf-8").send("Refused.\n");
@@ -123,53 +197,26 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
       return reply.code(503).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
     }
     const rel = file.slice(dist.length).split(sep).join("/") || "/";
-    if (await sendFile(req, reply, file, rel)) return reply;
+    if (await isFile(file)) return send(req, reply, file, rel);
     if (rel.startsWith("/assets/") || rel === "/sw.js") {
       return reply.code(404).header("content-type", "text/plain; charset=utf-8").send("Not found.\n");
     }
-    await sendFile(req, reply, index, "/index.html");
-    return reply;
+    return send(req, reply, index, "/index.html");
   };
 
   app.get("/", PUBLIC, handler);
   app.get("/*", PUBLIC, handler);
 }
 
-/** Sends a file of the build with its headers; false when there is no such file. */
-async function sendFile(req: FastifyRequest, reply: FastifyReply, file: string, rel: string): Promise<boolean> {
-  let info;
-  try {
-    info = await stat(file);
-  } catch {
-    return false;
-  }
-  if (!info.isFile()) return false;
-  const ext = extname(file).toLowerCase();
-  const type = CONTENT_TYPES[ext] ?? "application/octet-stream";
-  const html = ext === ".html";
-  const cache = rel.startsWith("/assets/") ? IMMUTABLE
-    : html || rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE
-    : SHORT;
-  const encoded = await precompressed(file, req.headers["accept-encoding"]);
-  const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}${encoded ? `-${encoded.encoding}` : ""}"`;
-  reply.header("content-type", type);
-  // Whether a copy exists is known per file: every reply of a file that has one varies by encoding.
-  if (encoded || (await hasCopies(file))) reply.header("vary", "accept-encoding");
-  if (encoded) reply.header("content-encoding", encoded.encoding);
-  reply.header("cache-control", cache);
-  reply.header("etag", etag);
-  reply.header("x-content-type-options", "nosniff");
-  reply.header("referrer-policy", "no-referrer");
-  if (html) {
-    reply.header("content-security-policy", CSP);
-    reply.header("x-frame-options", "DENY");
-  }
-  if (req.headers["if-none-match"] === etag) {
-    reply.code(304).send();
-    return true;
-  }
-  reply.code(200).send(await readFile(encoded?.file ?? file));
-  return true;
+/** A file of the build chosen for a request; `sent` once the plugin is sending it. */
+interface Chosen {
+  file: string;
+  rel: string;
+  sent: boolean;
+}
+
+function contentType(rel: string): string {
+  return CONTENT_TYPES[extname(rel).toLowerCase()] ?? "application/octet-stream";
 }
 
 /** The encodings the build writes beside a file, best first, with their file suffixes. */
@@ -198,16 +245,6 @@ export function acceptedEncodings(header: string | string[] | undefined): Set<st
   }
   if (star) for (const e of ENCODINGS) if (!refused.has(e.encoding)) ok.add(e.encoding);
   return ok;
-}
-
-/** The precompressed copy of `file` to send for this `Accept-Encoding`, if there is one. */
-async function precompressed(file: string, accept: string | string[] | undefined): Promise<{ encoding: string; file: string } | null> {
-  const ok = acceptedEncodings(accept);
-  for (const e of ENCODINGS) {
-    if (!ok.has(e.encoding)) continue;
-    if (await isFile(file + e.suffix)) return { encoding: e.encoding, file: file + e.suffix };
-  }
-  return null;
 }
 
 async function hasCopies(file: string): Promise<boolean> {
