@@ -23,3 +23,19 @@ test("the app's script and stylesheet arrive Brotli-compressed, the script under
   expect(wire).toBeGreaterThan(0);
   expect(wire).toBeLessThanOrEqual(100 * 1024);
 });
+
+// Issue 20, item 6: the phone imports the contract's words, routes and types, never its schemas.
+// TypeBox marks every schema it builds with a `~kind` key; none may reach the app's script.
+test("the app's script carries the phone's words and none of the contract's schemas", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("response", (r) => {
+    if (new URL(r.url()).pathname.startsWith("/assets/") && r.url().endsWith(".js")) scripts.push(r.url());
+  });
+  await openDashboard(page);
+  expect(scripts.length, "the app's script was loaded").toBeGreaterThan(0);
+  for (const url of scripts) {
+    const text = await (await page.request.get(url)).text();
+    expect(text, "this is the app's own script").toContain("Durable agents");
+    expect(text.includes("~kind"), `${url} holds a TypeBox schema`).toBe(false);
+  }
+});
