@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { AnswerRequest, ConversationsPage, Snapshot } from "@colliepwa/shared";
-import { CONVERSATIONS_PAGE_MAX, SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
+import { CONVERSATIONS_PAGE_MAX, PHONE_SCHEMA_MESSAGES, SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import type { AgentGateway } from "../agents/gateway.ts";
@@ -45,6 +45,7 @@ export interface ApiDeps {
  * schema table's, which checks the page size.
  */
 export { CONVERSATIONS_PAGE_MAX, SNAPSHOT_CONVERSATIONS_PER_AGENT };
+const PAGE_WORDS = PHONE_SCHEMA_MESSAGES.conversations!.querystring!;
 
 export function snapshot(deps: ApiDeps): Snapshot {
   const agents = deps.agents.summaries();
@@ -77,6 +78,9 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   app.get(PHONE_ROUTES.conversations.path, { ...DEVICE, ...phoneSchema("conversations") }, async (req, reply) => {
     const offset = req.query.after === undefined || req.query.after === "" ? 0 : req.query.after;
     const limit = req.query.limit ?? SNAPSHOT_CONVERSATIONS_PER_AGENT;
+    // A number too large to write ("1e400") passes Ajv's integer check unbounded: it stays refused here, in the same words.
+    if (!Number.isSafeInteger(offset)) return sendError(reply, "bad-request", PAGE_WORDS.after!);
+    if (!Number.isSafeInteger(limit)) return sendError(reply, "bad-request", PAGE_WORDS.limit!);
     const viaCrew = await crewRead(req);
     if (viaCrew) {
       // The member names its agent by its own name; the lead's phone knows it by its crew key.
