@@ -2,7 +2,8 @@
  * The phone API's routes, one table for both ends (D-4, D-5): the server registers every route
  * from it (a test checks that what is registered is exactly this table), and the phone builds every
  * address from it (`phonePath`). A route's path parameters come from its path, typed. Request and
- * reply shapes are in api.ts; this module imports nothing, so the phone's bundle carries no schema.
+ * reply shapes are in api.ts and phone-types.ts, the server's schemas per route in phone-schemas.ts;
+ * this module imports nothing, so the phone's bundle carries no schema.
  */
 export const PHONE_ROUTES = Object.freeze({
   health: { method: "GET", path: "/api/health" },

@@ -4,7 +4,8 @@
  * imports them carries no TypeBox and no schema into the phone's bundle. The request bodies are the
  * schemas the server validates with (api.ts), read as types; the phone's typed client
  * (web/src/app/api.ts `Api.call`) and action layer (web/src/app/actions.ts) are built from this
- * table, so a body of the wrong shape does not compile.
+ * table, so a body of the wrong shape does not compile. The server's schemas for every route
+ * (phone-schemas.ts, `PHONE_SCHEMAS`) are checked against these types at compile time.
  *
  * A reply with another status carries an error body: Collie's own (`ApiErrorBody`, errors.ts) or,
  * for an action, the agent's (the wire's `WireErrorBody`), passed through unchanged.

@@ -3,18 +3,18 @@
  * credential), and the crew hello a lead reads on connect, for any paired device.
  */
 import type { FastifyInstance } from "fastify";
-import { Type } from "typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { isLoopbackAddress } from "../security/devices.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { COLLIE_VERSION } from "../version.ts";
 import type { Invites } from "./invites.ts";
 import { CREW_HELLO_PATH, CREW_JOIN_PATH, CREW_PROTOCOL_VERSION, type CrewHello, type CrewJoinReply } from "./protocol.ts";
 import { sendError } from "../errors.ts";
+import { phoneSchema } from "../routes/schemas.ts";
 
-const JoinBody = Type.Object({ invite: Type.String({ minLength: 1, maxLength: 64 }), name: Type.String({ minLength: 1, maxLength: 128 }) });
-
-export async function crewRoutes(app: FastifyInstance, invites: Invites): Promise<void> {
-  app.post<{ Body: { invite: string; name: string } }>(CREW_JOIN_PATH, { ...PUBLIC, schema: { body: JoinBody } }, async (req, reply) => {
+export async function crewRoutes(fastify: FastifyInstance, invites: Invites): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(CREW_JOIN_PATH, { ...PUBLIC, ...phoneSchema("crewJoin") }, async (req, reply) => {
     // A loopback peer may be any client of a front door: only the global limit counts for it.
     const source = isLoopbackAddress(req.ip) ? null : req.ip;
     const result = invites.redeem(req.body.invite, req.body.name, source);
@@ -29,5 +29,5 @@ export async function crewRoutes(app: FastifyInstance, invites: Invites): Promis
     const body: CrewJoinReply = { joined: true, crew: CREW_PROTOCOL_VERSION, device: { id: result.device.id, name: result.device.name }, token: result.token };
     return body;
   });
-  app.get(CREW_HELLO_PATH, DEVICE, async (): Promise<CrewHello> => ({ crew: CREW_PROTOCOL_VERSION, collie: COLLIE_VERSION }));
+  app.get(CREW_HELLO_PATH, { ...DEVICE, ...phoneSchema("crewHello") }, async (): Promise<CrewHello> => ({ crew: CREW_PROTOCOL_VERSION, collie: COLLIE_VERSION }));
 }

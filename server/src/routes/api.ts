@@ -1,13 +1,13 @@
 /**
  * The phone API (D-4): a snapshot, a pane's content, history and starters read through from the
- * agent, and every phone action forwarded with its request id (D-5). Request schemas come from
- * the shared contract and are the validation.
+ * agent, and every phone action forwarded with its request id (D-5). Every route is registered
+ * with its schemas from the one table (`@colliepwa/shared/schemas`, routes/schemas.ts): params,
+ * query and body are validated and typed by them (the TypeBox type provider), replies serialized.
  */
-import type { FastifyInstance } from "fastify";
-import {
-  AnswerRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest, TargetRequest, TurnRequest,
-  type ConversationsPage, type Snapshot,
-} from "@colliepwa/shared";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { AnswerRequest, ConversationsPage, Snapshot } from "@colliepwa/shared";
+import { CONVERSATIONS_PAGE_MAX, PHONE_SCHEMA_MESSAGES, SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
 import type { AgentGateway } from "../agents/gateway.ts";
@@ -20,6 +20,7 @@ import { memberPath, type Crew } from "../crew/crew.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
+import { passOn, phoneSchema } from "./schemas.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -39,12 +40,12 @@ export interface ApiDeps {
 
 /**
  * How many of an agent's open conversations the snapshot carries (its first page, in the home's
- * order); the rest are read page by page (`/conversations`). A phone never downloads every pane of
- * every agent (the security issue, item 4).
+ * order); the rest are read page by page (`/conversations`, at most CONVERSATIONS_PAGE_MAX a page).
+ * A phone never downloads every pane of every agent (the security issue, item 4). Both are the
+ * schema table's, which checks the page size.
  */
-export const SNAPSHOT_CONVERSATIONS_PER_AGENT = 100;
-/** The largest page of `/conversations`. */
-export const CONVERSATIONS_PAGE_MAX = 500;
+export { CONVERSATIONS_PAGE_MAX, SNAPSHOT_CONVERSATIONS_PER_AGENT };
+const PAGE_WORDS = PHONE_SCHEMA_MESSAGES.conversations!.querystring!;
 
 export function snapshot(deps: ApiDeps): Snapshot {
   const agents = deps.agents.summaries();
@@ -59,33 +60,33 @@ export function snapshot(deps: ApiDeps): Snapshot {
   };
 }
 
-type AgentParams = { agent: string };
-type PaneParams = AgentParams & { pane: string };
-
-export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.get(PHONE_ROUTES.health.path, PUBLIC, async () => ({ ok: true }));
-  app.get(PHONE_ROUTES.snapshot.path, DEVICE, async () => snapshot(deps));
-  app.get(PHONE_ROUTES.agents.path, DEVICE, async () => ({ agents: snapshot(deps).agents }));
+export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(PHONE_ROUTES.health.path, { ...PUBLIC, ...phoneSchema("health") }, async () => ({ ok: true as const }));
+  app.get(PHONE_ROUTES.snapshot.path, { ...DEVICE, ...phoneSchema("snapshot") }, async () => snapshot(deps));
+  app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: snapshot(deps).agents }));
 
   // A crew member's agent (C-1) is read through the member's own phone API.
-  const crewRead = async (req: { params: unknown; url: string; routeOptions: { url?: string } }) => {
-    const key = (req.params as { agent: string }).agent;
+  const crewRead = async (req: { params: { agent: string }; url: string; routeOptions: { url?: string } }) => {
+    const key = req.params.agent;
     const own = deps.crew?.owner(key);
     if (!own || !deps.crew) return null;
-    return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params as Record<string, string>, own.agent, req.url));
+    return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params, own.agent, req.url));
   };
 
-  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.conversations.path, DEVICE, async (req, reply) => {
-    const offset = req.query.after === undefined ? 0 : Number(req.query.after);
-    const limit = req.query.limit === undefined ? SNAPSHOT_CONVERSATIONS_PER_AGENT : Number(req.query.limit);
-    if (!Number.isSafeInteger(offset) || offset < 0) return sendError(reply, "bad-request", "after must be a cursor from the previous page.");
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > CONVERSATIONS_PAGE_MAX) return sendError(reply, "bad-request", `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.`);
+  // The page's cursor and size are checked by the schema, with the words the phone knows.
+  app.get(PHONE_ROUTES.conversations.path, { ...DEVICE, ...phoneSchema("conversations") }, async (req, reply) => {
+    const offset = req.query.after === undefined || req.query.after === "" ? 0 : req.query.after;
+    const limit = req.query.limit ?? SNAPSHOT_CONVERSATIONS_PER_AGENT;
+    // A number too large to write ("1e400") passes Ajv's integer check unbounded: it stays refused here, in the same words.
+    if (!Number.isSafeInteger(offset)) return sendError(reply, "bad-request", PAGE_WORDS.after!);
+    if (!Number.isSafeInteger(limit)) return sendError(reply, "bad-request", PAGE_WORDS.limit!);
     const viaCrew = await crewRead(req);
     if (viaCrew) {
       // The member names its agent by its own name; the lead's phone knows it by its crew key.
       const body = viaCrew.body as { conversations?: { agent?: string }[] };
       if (viaCrew.status === 200) for (const c of body.conversations ?? []) c.agent = req.params.agent;
-      return reply.code(viaCrew.status).send(viaCrew.body);
+      return passOn(reply, viaCrew);
     }
     const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
     if (!page) return sendError(reply, "unknown-agent", "No such durable agent.");
@@ -94,12 +95,12 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return body;
   });
 
-  app.get<{ Params: PaneParams }>(PHONE_ROUTES.pane.path, DEVICE, async (req, reply) => {
+  app.get(PHONE_ROUTES.pane.path, { ...DEVICE, ...phoneSchema("pane") }, async (req, reply) => {
     const viaCrew = await crewRead(req);
     if (viaCrew) {
       const detail = viaCrew.body as { conversation?: { agent?: string } };
       if (viaCrew.status === 200 && detail.conversation) detail.conversation.agent = req.params.agent;
-      return reply.code(viaCrew.status).send(viaCrew.body);
+      return passOn(reply, viaCrew);
     }
     const conn = deps.agents.get(req.params.agent);
     if (!conn) return sendError(reply, "unknown-agent", "No such durable agent.");
@@ -108,7 +109,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
     return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
   });
 
-  app.get<{ Params: AgentParams }>(PHONE_ROUTES.alwaysAllowed.path, DEVICE, async (req, reply) => {
+  app.get(PHONE_ROUTES.alwaysAllowed.path, { ...DEVICE, ...phoneSchema("alwaysAllowed") }, async (req, reply) => {
     if (!deps.agents.get(req.params.agent)) return sendError(reply, "unknown-agent", "No such durable agent.");
     return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
@@ -116,37 +117,38 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
   // never on a timer, through the one gateway (agents/gateway.ts).
   const readThrough = deps.gateway.read.bind(deps.gateway);
-  const pageQuery = (q: { after?: string; limit?: string }) => {
+  // The agent's page query goes on as it came (a key given twice, as its values joined by commas).
+  const pageQuery = (q: { after?: string | string[]; limit?: string | string[] }) => {
     const s = new URLSearchParams();
-    if (q.after) s.set("after", q.after);
-    if (q.limit) s.set("limit", q.limit);
+    if (q.after?.length) s.set("after", String(q.after));
+    if (q.limit?.length) s.set("limit", String(q.limit));
     return s.size ? `?${s}` : "";
   };
-  app.get<{ Params: AgentParams; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.history.path, DEVICE, async (req, reply) => {
+  // What the agent answered, its status and the body its checkers rebuilt (reply schema: the envelope).
+  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
+  app.get(PHONE_ROUTES.history.path, { ...DEVICE, ...phoneSchema("history") }, async (req, reply) => {
     const viaCrew = await crewRead(req);
-    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
+    if (viaCrew) return passOn(reply, viaCrew);
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
     const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
-    return reply.code(r.status).send(body);
+    return send(reply, { status: r.status, body });
   });
-  app.get<{ Params: AgentParams & { session: string }; Querystring: { after?: string; limit?: string } }>(PHONE_ROUTES.historyItems.path, DEVICE, async (req, reply) => {
+  app.get(PHONE_ROUTES.historyItems.path, { ...DEVICE, ...phoneSchema("historyItems") }, async (req, reply) => {
     const viaCrew = await crewRead(req);
-    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
-    const r = await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage);
-    return reply.code(r.status).send(r.body);
+    if (viaCrew) return passOn(reply, viaCrew);
+    return send(reply, await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage));
   });
-  app.get<{ Params: AgentParams }>(PHONE_ROUTES.starters.path, DEVICE, async (req, reply) => {
+  app.get(PHONE_ROUTES.starters.path, { ...DEVICE, ...phoneSchema("starters") }, async (req, reply) => {
     const viaCrew = await crewRead(req);
-    if (viaCrew) return reply.code(viaCrew.status).send(viaCrew.body);
-    const r = await readThrough(req.params.agent, "starters", {}, "", parseStartersPage);
-    return reply.code(r.status).send(r.body);
+    if (viaCrew) return passOn(reply, viaCrew);
+    return send(reply, await readThrough(req.params.agent, "starters", {}, "", parseStartersPage));
   });
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<AgentGateway["write"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: unknown; body: unknown; device?: Device; url: string; routeOptions: { url?: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
-      const p = req.params as Record<string, string>;
-      const body = req.body as { requestId: string };
+    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; url: string; routeOptions: { url?: string } }, reply: FastifyReply) => {
+      const p = req.params;
+      const body = req.body;
       // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
       // limit counted in bytes, an id against the ID rule …) is refused here with its words.
       const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
@@ -157,7 +159,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
       let draft: DecisionDraft | null = null;
       if (route === "answer" && deps.decisions && !own) {
         const ask = deps.agents.get(p.agent!)?.mirror.ask(p.pane!, p.ask!);
-        if (ask) draft = draftDecision(p.pane!, ask, (body as unknown as AnswerRequest).answer, req.device?.name ?? "a phone");
+        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, req.device?.name ?? "a phone");
       }
       const outcome = own && deps.crew
         ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body)
@@ -176,18 +178,19 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps): Promise<vo
         device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
         outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
       });
-      return reply.code(outcome.status).send(outcome.body);
+      // The agent's (or the member's) status and JSON, passed through unchanged (P-15).
+      return own ? passOn(reply, outcome) : send(reply, outcome);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
-  app.post(PHONE_ROUTES.answer.path, { ...DEVICE, schema: { body: AnswerRequest } }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
-  app.post(PHONE_ROUTES.send.path, { ...DEVICE, schema: { body: SendRequest } }, forward("send", pane));
-  app.post(PHONE_ROUTES.steer.path, { ...DEVICE, schema: { body: SteerRequest } }, forward("steer", pane));
-  app.post(PHONE_ROUTES.stop.path, { ...DEVICE, schema: { body: TurnRequest } }, forward("stop", pane));
-  app.post(PHONE_ROUTES.action.path, { ...DEVICE, schema: { body: TurnRequest } }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
-  app.post(PHONE_ROUTES.rename.path, { ...DEVICE, schema: { body: RenameRequest } }, forward("rename", () => ({})));
-  app.post(PHONE_ROUTES.close.path, { ...DEVICE, schema: { body: TargetRequest } }, forward("close", () => ({})));
-  app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, schema: { body: TargetRequest } }, forward("reopen", () => ({})));
-  app.post(PHONE_ROUTES.starter.path, { ...DEVICE, schema: { body: StarterRequest } }, forward("starter", (p) => ({ starter: p.starter! })));
+  app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
+  app.post(PHONE_ROUTES.send.path, { ...DEVICE, ...phoneSchema("send") }, forward("send", pane));
+  app.post(PHONE_ROUTES.steer.path, { ...DEVICE, ...phoneSchema("steer") }, forward("steer", pane));
+  app.post(PHONE_ROUTES.stop.path, { ...DEVICE, ...phoneSchema("stop") }, forward("stop", pane));
+  app.post(PHONE_ROUTES.action.path, { ...DEVICE, ...phoneSchema("action") }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
+  app.post(PHONE_ROUTES.rename.path, { ...DEVICE, ...phoneSchema("rename") }, forward("rename", () => ({})));
+  app.post(PHONE_ROUTES.close.path, { ...DEVICE, ...phoneSchema("close") }, forward("close", () => ({})));
+  app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, ...phoneSchema("reopen") }, forward("reopen", () => ({})));
+  app.post(PHONE_ROUTES.starter.path, { ...DEVICE, ...phoneSchema("starter") }, forward("starter", (p) => ({ starter: p.starter! })));
 }
 
 /** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */

@@ -4,6 +4,7 @@
  * names the chat the phone shows: its items flow, and it gets the chat's current content at once.
  */
 import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { WebSocket } from "ws";
 import type {} from "@fastify/websocket"; // the `websocket: true` route option
 import { ClientMessage, type LiveMessage } from "@colliepwa/shared";
@@ -13,17 +14,21 @@ import { snapshot, type ApiDeps } from "./api.ts";
 import { DEVICE_UPGRADE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
+import { phoneSchema } from "./schemas.ts";
 
 const checkClientMessage = Compile(ClientMessage);
 const MAX_WATCHED = 64;
 
-export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  app.route<{ Querystring: { since?: string } }>({
+export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
+  fastify.withTypeProvider<TypeBoxTypeProvider>().route({
     method: "GET",
     url: PHONE_ROUTES.live.path,
     ...DEVICE_UPGRADE,
+    ...phoneSchema("live"),
     // A plain GET (no upgrade) answers in the API's own shape, not with an empty 404.
-    handler: (_req, reply) => sendError(reply, "not-found", "This is Collie's WebSocket; connect with an upgrade."),
+    handler: (_req, reply) => {
+      sendError(reply, "not-found", "This is Collie's WebSocket; connect with an upgrade.");
+    },
     wsHandler: (socket: WebSocket, req) => {
     const client: LiveClient = {
       deviceId: req.device?.id ?? null,
@@ -33,6 +38,7 @@ export async function liveRoute(app: FastifyInstance, deps: ApiDeps): Promise<vo
         if (socket.readyState === socket.OPEN) socket.send(text ?? JSON.stringify(message));
       },
     };
+    // Any value that is not a sequence number (none, text, a key given twice) gets a snapshot.
     const since = Number(req.query.since);
     const missed = Number.isSafeInteger(since) && since >= 0 ? deps.live.since(since) : null;
     if (missed) {

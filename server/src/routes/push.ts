@@ -1,26 +1,26 @@
 /**
  * The push opt-in (P-27, U-4; docs/push.md): the VAPID public key the phone subscribes with, and
- * its subscription registered or removed. The request schemas are the shared contract's.
+ * its subscription registered or removed. The schemas are the table's (`@colliepwa/shared/schemas`).
  *
  * Test seam: `pushManager.subscribe()` needs a real push service, so tests (and the e2e journey)
  * register a subscription straight through `POST /api/push/subscriptions` with the endpoint of a
  * local push service they run themselves and keys they made.
  */
 import type { FastifyInstance } from "fastify";
-import {
-  PushSubscribeRequest, PushUnsubscribeRequest,
-  type PushKeyReply, type PushSubscribeReply, type PushUnsubscribeReply,
-} from "@colliepwa/shared";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { PushKeyReply, PushSubscribeReply, PushUnsubscribeReply } from "@colliepwa/shared";
 import type { PushService } from "../push/push.ts";
 import { SubscriptionError } from "../push/subscriptions.ts";
 import { DEVICE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
+import { phoneSchema } from "./schemas.ts";
 
-export async function pushRoutes(app: FastifyInstance, push: PushService): Promise<void> {
-  app.get(PHONE_ROUTES.pushKey.path, DEVICE, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
+export async function pushRoutes(fastify: FastifyInstance, push: PushService): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(PHONE_ROUTES.pushKey.path, { ...DEVICE, ...phoneSchema("pushKey") }, async (): Promise<PushKeyReply> => ({ publicKey: push.publicKey }));
 
-  app.post<{ Body: PushSubscribeRequest }>(PHONE_ROUTES.pushSubscribe.path, { ...DEVICE, schema: { body: PushSubscribeRequest } }, async (req, reply) => {
+  app.post(PHONE_ROUTES.pushSubscribe.path, { ...DEVICE, ...phoneSchema("pushSubscribe") }, async (req, reply) => {
     try {
       // The gate let only a paired device through (DEVICE): the subscription is that device's.
       const r = push.register(req.body.subscription, { device: req.device!.id, replaces: req.body.replaces });
@@ -32,7 +32,7 @@ export async function pushRoutes(app: FastifyInstance, push: PushService): Promi
     }
   });
 
-  app.delete<{ Body: PushUnsubscribeRequest }>(PHONE_ROUTES.pushUnsubscribe.path, { ...DEVICE, schema: { body: PushUnsubscribeRequest } }, async (req) => {
+  app.delete(PHONE_ROUTES.pushUnsubscribe.path, { ...DEVICE, ...phoneSchema("pushUnsubscribe") }, async (req) => {
     const body: PushUnsubscribeReply = { removed: push.unregister(req.body.endpoint) };
     return body;
   });

@@ -4,20 +4,20 @@
  * paired.
  */
 import type { FastifyInstance } from "fastify";
-import { Type } from "typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { isLoopbackAddress, type Devices } from "./devices.ts";
 import { DEVICE_COOKIE } from "./gate.ts";
 import { DEVICE, PUBLIC } from "./access.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
-
-const PairBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 128 })) });
+import { phoneSchema } from "../routes/schemas.ts";
 
 /** Ten years: a device stays paired until it is revoked. */
 const COOKIE_MAX_AGE_S = 10 * 365 * 24 * 3600;
 
-export async function pairRoutes(app: FastifyInstance, devices: Devices): Promise<void> {
-  app.post<{ Body: { code: string; name?: string } }>(PHONE_ROUTES.pair.path, { ...PUBLIC, schema: { body: PairBody } }, async (req, reply) => {
+export async function pairRoutes(fastify: FastifyInstance, devices: Devices): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(PHONE_ROUTES.pair.path, { ...PUBLIC, ...phoneSchema("pair") }, async (req, reply) => {
     // A loopback peer may be any client of a front door: only the global limit counts for it.
     const source = isLoopbackAddress(req.ip) ? null : req.ip;
     const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), source);
@@ -31,7 +31,7 @@ export async function pairRoutes(app: FastifyInstance, devices: Devices): Promis
     }
     const secure = req.protocol === "https" || req.headers["x-forwarded-proto"] === "https";
     reply.header("set-cookie", `${DEVICE_COOKIE}=${result.token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`);
-    return { paired: true, device: { id: result.device.id, name: result.device.name } };
+    return { paired: true as const, device: { id: result.device.id, name: result.device.name } };
   });
-  app.get(PHONE_ROUTES.me.path, DEVICE, async (req) => ({ paired: true, device: req.device ? { id: req.device.id, name: req.device.name } : null }));
+  app.get(PHONE_ROUTES.me.path, { ...DEVICE, ...phoneSchema("me") }, async (req) => ({ paired: true as const, device: req.device ? { id: req.device.id, name: req.device.name } : null }));
 }

@@ -79,3 +79,22 @@ test("a bad page request is a 400, an unknown agent a 404", async () => {
   assert.equal((await d.get("/api/agents/many/conversations?after=x")).status, 400);
   assert.equal((await d.get("/api/agents/nobody/conversations")).status, 404);
 });
+
+test("the page checks answer with the words they always had, the first that fails (after, then limit)", async () => {
+  const AFTER = { error: "bad-request", message: "after must be a cursor from the previous page." };
+  const LIMIT = { error: "bad-request", message: `limit must be 1 to ${CONVERSATIONS_PAGE_MAX}.` };
+  for (const [query, body] of [
+    ["limit=0", LIMIT], [`limit=${CONVERSATIONS_PAGE_MAX + 1}`, LIMIT], ["limit=", LIMIT], ["limit=abc", LIMIT], ["limit=1.5", LIMIT],
+    ["limit=1&limit=2", LIMIT], ["limit=99999999999999999999", LIMIT],
+    ["after=-1", AFTER], ["after=x", AFTER], ["after=1.5", AFTER], ["after=9007199254740992", AFTER], ["after=1&after=2", AFTER],
+    ["after=x&limit=0", AFTER], ["after=1e400", AFTER], ["after=Infinity&limit=5", AFTER], ["limit=1e400", LIMIT],
+  ] as const) {
+    const r = await d.get(`/api/agents/many/conversations?${query}`);
+    assert.deepEqual({ status: r.status, body: r.body }, { status: 400, body }, query);
+  }
+  // What Number() always took still reads: an empty cursor is the first page, a padded number a number.
+  for (const query of ["after=", "after=0&limit=1", "after=%205%20&limit=%202", "limit=500"]) {
+    assert.equal((await d.get(`/api/agents/many/conversations?${query}`)).status, 200, query);
+  }
+  assert.equal((await d.get<ConversationsPage>("/api/agents/many/conversations?after=%205%20&limit=%202")).body.conversations.length, 2);
+});
