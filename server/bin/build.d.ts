@@ -2,6 +2,8 @@
 export declare const ROOT: string;
 export declare const STAMP: string;
 export declare const BUILT_MAIN: string;
+/** The packages the daemon runs, and the entries each build must hold. */
+export declare const PACKAGES: readonly { dir: string; entries: string[] }[];
 export interface BuildInputs {
   typescript: string | null;
   files: [path: string, size: number, mtimeMs: number][];

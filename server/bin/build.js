@@ -25,8 +25,8 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The packages the daemon runs, in the order they depend on one another. */
-const PACKAGES = [
+/** The packages the daemon runs, in the order they depend on one another, and the entries each build must hold. */
+export const PACKAGES = [
   { dir: "sdk", entries: ["index.js", "core/index.js", "wire/index.js", "testing/index.js"] },
   { dir: "shared", entries: ["index.js", "strings.js", "phone-routes.js", "phone-schemas.js"] },
   { dir: "server", entries: ["main.js", "daemon.js"] },
