@@ -5,11 +5,13 @@
  * restart keeps them; at most PER_PANE per conversation and DECISION_MAX_AGE_MS old.
  *
  * An answer Collie holds for an agent that is away (D-5) becomes a decision when it is delivered:
- * its draft waits here, in memory, under the phone's request id.
+ * its draft waits in the state database under the phone's request id, like the held answer itself,
+ * so a restart before the delivery still leaves the quiet line.
  */
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
 import type { StateDb } from "./db.ts";
+import { HOLD_MS } from "./held-answers.ts";
 
 /** The newest decisions kept per conversation. */
 export const PER_PANE = 200;
@@ -32,8 +34,6 @@ export function draftDecision(paneId: string, ask: Ask, answer: Answer, device: 
 export class Decisions {
   readonly #state: StateDb;
   readonly #now: () => number;
-  /** Drafts of held answers by request id (memory: a daemon restart forgets them, the answers stay held). */
-  readonly #pending = new Map<string, { agent: string; draft: DecisionDraft }>();
 
   constructor(state: StateDb, now: () => number = Date.now) {
     this.#state = state;
@@ -55,15 +55,21 @@ export class Decisions {
 
   /** A held answer's draft, recorded once Collie delivered it and the agent took it. */
   hold(requestId: string, agent: string, draft: DecisionDraft): void {
-    this.#pending.set(requestId, { agent, draft });
+    const now = this.#now();
+    const db = this.#state.db;
+    db.prepare("INSERT OR REPLACE INTO held_decisions (request_id, agent, draft, held_at) VALUES (?, ?, ?, ?)")
+      .run(requestId, agent, JSON.stringify(draft), now);
+    // A held answer dropped unsent after HOLD_MS is never settled: its draft goes with it.
+    db.prepare("DELETE FROM held_decisions WHERE held_at < ?").run(now - HOLD_MS);
   }
 
   /** The held answer with this request id was taken (`ok`) or not: its decision, if any. */
   settle(requestId: string, ok: boolean): { agent: string; decision: Decision } | null {
-    const p = this.#pending.get(requestId);
-    this.#pending.delete(requestId);
-    if (!p || !ok) return null;
-    return { agent: p.agent, decision: this.record(p.agent, p.draft) };
+    const row = this.#state.db.prepare("DELETE FROM held_decisions WHERE request_id = ? RETURNING agent, draft").get(requestId) as
+      | { agent: string; draft: string }
+      | undefined;
+    if (!row || !ok) return null;
+    return { agent: row.agent, decision: this.record(row.agent, JSON.parse(row.draft) as DecisionDraft) };
   }
 
   /** A conversation's decisions, oldest first. */

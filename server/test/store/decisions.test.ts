@@ -1,14 +1,18 @@
 /**
  * Decisions (issue 21: answers leave a trace): an answer the agent took is kept with its ask's
  * title, tool and option kind, the device and the time; a held answer becomes one only when it is
- * delivered and taken; the tools always allowed are listed once each, newest first; a
+ * delivered and taken, across a restart; the tools always allowed are listed once each, newest first; a
  * conversation keeps its newest PER_PANE.
  */
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import type { Ask } from "@colliepwa/shared";
 import { openStateDb } from "../../src/store/db.ts";
 import { Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
+import { HOLD_MS } from "../../src/store/held-answers.ts";
+import { removeTempDirs, tempDir } from "../helpers/wait.ts";
+
+after(removeTempDirs);
 
 const permission = (id: string, tool: string): Ask => ({
   kind: "permission", id, revision: "0123456789abcdef", paneId: "p1", toolCallId: `c-${id}`, itemId: `item-${id}`,
@@ -46,6 +50,29 @@ describe("decisions", () => {
     assert.equal(d.settle("r1", true), null, "once");
     assert.equal(d.settle("send-id", true), null, "a held send is no decision");
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
+  });
+
+  test("a held answer's decision outlives a restart of Collie before the delivery", () => {
+    const dir = tempDir();
+    const before = openStateDb(dir);
+    new Decisions(before).hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    before.close();
+    const after = openStateDb(dir);
+    const d = new Decisions(after);
+    const taken = d.settle("r1", true);
+    assert.deepEqual([taken?.agent, taken?.decision.askId, taken?.decision.device], ["desk", "a1", "Pixel"]);
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
+    after.close();
+  });
+
+  test("a held answer's draft goes once its answer could no longer be delivered (HOLD_MS)", () => {
+    let t = Date.UTC(2026, 0, 1);
+    const d = new Decisions(openStateDb(":memory:"), () => t);
+    d.hold("old", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    t += HOLD_MS + 1;
+    d.hold("new", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.equal(d.settle("old", true), null);
+    assert.equal(d.settle("new", true)?.decision.askId, "a2");
   });
 
   test("a conversation keeps its newest PER_PANE decisions", () => {
