@@ -9,38 +9,19 @@
  *
  * Plain JavaScript, like the `collie` bin: a TypeScript file here would load Node's type stripper
  * (swc as WebAssembly, 15–20 MB of RSS) into the process whose memory the bench measures, which
- * `collie serve` no longer does. So it imports nothing of the bench's own (lib.ts): the two helpers
- * it needs are copied below.
+ * `collie serve` no longer does. So of the bench's own it imports only child-ipc.js, plain JavaScript
+ * like this file.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nowMs, serveParent } from "./child-ipc.js";
 import { pathToFileURL } from "node:url";
 
 const root = process.env.BENCH_DAEMON_ROOT ? pathToFileURL(`${process.env.BENCH_DAEMON_ROOT}/`) : new URL("../", import.meta.url);
 const { Daemon } = await import(new URL(process.env.BENCH_DAEMON_FROM === "sources" ? "server/src/daemon.ts" : "server/dist/daemon.js", root).href);
-
-/** lib.ts `nowMs`: milliseconds on CLOCK_MONOTONIC, which every process on the machine shares. */
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-
-/** lib.ts `serveParent`: answers the bench's commands over IPC; `exit` ends the process. */
-function serveParent(handler) {
-  process.on("message", (m) => {
-    if (m.type === "exit") {
-      void Promise.resolve(handler(m)).finally(() => process.exit(0));
-      return;
-    }
-    Promise.resolve()
-      .then(() => handler(m))
-      .then(
-        (value) => process.send?.({ replyTo: m.id, value }),
-        (err) => process.send?.({ replyTo: m.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
-      );
-  });
-  process.on("disconnect", () => process.exit(0));
-}
 
 /** @param {{ name: string; socket: string }[]} list */
 const toSources = (list) =>

@@ -6,21 +6,15 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { nowMs } from "./child-ipc.js";
+
+export { nowMs, serveParent } from "./child-ipc.js";
 
 export const BENCH_DIR = import.meta.dirname;
 export const ROOT = join(BENCH_DIR, "..");
 
 /** Node flags every child runs with: workspace packages resolve to their TypeScript sources. */
 export const NODE_FLAGS = ["--conditions=collie-source", "--disable-warning=ExperimentalWarning"];
-
-/**
- * Milliseconds on CLOCK_MONOTONIC. `process.hrtime` reads the system-wide monotonic clock, so two
- * processes on one machine can compare their readings: that is how a card's one-way latency from
- * the agent process to the phone process is measured.
- */
-export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
 
 export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -206,27 +200,6 @@ export function killAll(): void {
       // gone
     }
   }
-}
-
-/**
- * The child side of `Child`: answers commands with the handler's result; `exit` ends the
- * process. A child also exits when its parent goes away (the IPC channel closes).
- */
-export function serveParent(handler: (m: Record<string, unknown> & { type: string }) => unknown): void {
-  process.on("message", (raw) => {
-    const m = raw as Record<string, unknown> & { type: string; id: number };
-    if (m.type === "exit") {
-      void Promise.resolve(handler(m)).finally(() => process.exit(0));
-      return;
-    }
-    Promise.resolve()
-      .then(() => handler(m))
-      .then(
-        (value) => process.send?.({ replyTo: m.id, value }),
-        (err: unknown) => process.send?.({ replyTo: m.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
-      );
-  });
-  process.on("disconnect", () => process.exit(0));
 }
 
 export function sleep(ms: number): Promise<void> {
