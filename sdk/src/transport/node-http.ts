@@ -24,9 +24,20 @@ export interface NodeAdapterOptions {
 
 /** Serves one `node:http` request with the core. */
 export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerResponse, opts: NodeAdapterOptions = {}): void {
-  // `close` on the response: it ended, or its connection went away first (Node and Bun alike).
+  // `close` on the response: it ended, or its connection went away first (Node and Bun alike). A
+  // pipelined request whose reply queues behind another's gets no `close` of its own when the
+  // connection drops, so the socket's `close` ends it too; that listener goes with the reply, so a
+  // keep-alive socket serving many requests does not collect them.
   const gone = new AbortController();
-  res.once("close", () => gone.abort());
+  const socket = req.socket as IncomingMessage["socket"] | null;
+  const abort = () => gone.abort();
+  const release = () => socket?.removeListener("close", abort);
+  socket?.once("close", abort);
+  res.once("close", () => {
+    release();
+    abort();
+  });
+  res.once("finish", release);
   const { callerAllowed } = opts;
   const request: WireRequest = {
     method: req.method ?? "GET",
