@@ -248,11 +248,12 @@ export class DurableCore implements PaneHost {
    * and the route's handler, in that order. Never rejects: every failure is a reply (W-5).
    */
   async request(req: WireRequest): Promise<WireReply> {
-    if (this.#tokenDigest && !authorized(req.headers?.authorization, this.#tokenDigest)) {
-      return { status: 401, headers: { "www-authenticate": "Bearer", ...REPLY_HEADERS }, body: errorOutcome("unauthorized", "A valid bearer token is required.").body };
-    }
     let outcome: { status: number; body: object };
     try {
+      // Inside the try: a request that is no object at all (`request(null)`) is a reply too.
+      if (this.#tokenDigest && !authorized(req?.headers?.authorization, this.#tokenDigest)) {
+        return { status: 401, headers: { "www-authenticate": "Bearer", ...REPLY_HEADERS }, body: errorOutcome("unauthorized", "A valid bearer token is required.").body };
+      }
       outcome = await this.#route(req);
     } catch (err) {
       outcome = err instanceof WireFailure ? err.outcome : errorOutcome("internal", "The durable agent failed while handling the request.");
@@ -344,6 +345,10 @@ async function readJson(body: WireRequest["body"]): Promise<unknown> {
     raw = typeof body === "function" ? await body() : (body ?? "");
   } catch (err) {
     throw err instanceof BodyTooLarge ? tooLarge() : err;
+  }
+  if (typeof raw !== "string" && !(raw instanceof Uint8Array)) {
+    // A transport's mistake as much as the caller's, but no failure of the agent: not a 500.
+    throw new WireFailure("bad-request", "The body must be JSON text or bytes.");
   }
   const bytes = typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   if (bytes.length > LIMITS.bodyBytes) throw tooLarge();
