@@ -67,6 +67,9 @@ export interface CoreOptions extends CommonOptions {
 }
 
 const CLOSED_PANES_KEPT = 1000;
+/** A versioned wire path: its version and the route's path under it. */
+const VERSIONED_PATH = /^\/durable\/v(\d+)(\/.*)$/;
+const BEARER = /^Bearer (.+)$/i;
 
 export class DurableCore implements PaneHost {
   readonly log: EventLog;
@@ -137,13 +140,20 @@ export class DurableCore implements PaneHost {
 
   /** The effective caps (S-33): given caps are the complete list; history needs a provider; terminal is false. */
   get caps(): Caps {
-    const given = this.#capsGiven;
-    const on = (cap: CapName): boolean => (given === undefined ? ALL_CAPS[cap] : given[cap] === true);
+    const on = (cap: CapName): boolean => this.#capOn(cap);
     return {
       asks: on("asks"), send: on("send"), steer: on("steer"), stop: on("stop"), actions: on("actions"), rename: on("rename"),
-      close: on("close"), reopen: on("reopen"), starters: on("starters"), history: on("history") && this.#history !== undefined,
+      close: on("close"), reopen: on("reopen"), starters: on("starters"), history: on("history"),
       terminal: false,
     };
+  }
+
+  /** One effective cap (the rules of `caps`), without building the whole object: asked on every request. */
+  #capOn(cap: CapName): boolean {
+    if (cap === "terminal") return false;
+    if (cap === "history" && this.#history === undefined) return false;
+    const given = this.#capsGiven;
+    return given === undefined ? ALL_CAPS[cap] : given[cap] === true;
   }
 
   /** Returns the workspace with this id, creating it the first time (S-9). */
@@ -276,7 +286,7 @@ export class DurableCore implements PaneHost {
       if (method !== "GET") throw new WireFailure("not-found", "hello is read with GET.");
       return { status: 200, body: await this.#read({ name: "hello", params: {} }, url.searchParams, req.signal) };
     }
-    const m = /^\/durable\/v(\d+)(\/.*)$/.exec(url.pathname);
+    const m = VERSIONED_PATH.exec(url.pathname);
     if (!m) throw new WireFailure("not-found", `No route ${method} ${url.pathname}.`);
     const version = Number(m[1]);
     if (!WIRE_VERSIONS.includes(version)) {
@@ -285,7 +295,7 @@ export class DurableCore implements PaneHost {
     const route = matchRoute(method, m[2]!);
     if (!route) throw new WireFailure("not-found", `No route ${method} ${url.pathname}.`);
     const { cap } = ROUTES[route.name];
-    if (cap && !this.caps[cap]) throw new WireFailure("not-supported", `This durable agent does not support ${cap}.`);
+    if (cap && !this.#capOn(cap)) throw new WireFailure("not-supported", `This durable agent does not support ${cap}.`);
     if (!isWriteMatch(route)) return { status: 200, body: await this.#read(route, url.searchParams, req.signal) };
     return this.#write(route, req);
   }
@@ -328,7 +338,7 @@ async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, param
 }
 
 function authorized(header: string | readonly string[] | undefined, tokenDigest: Buffer): boolean {
-  const m = typeof header === "string" ? /^Bearer (.+)$/i.exec(header.trim()) : null;
+  const m = typeof header === "string" ? BEARER.exec(header.trim()) : null;
   // Both sides are hashed to equal length first, so the comparison time says nothing about the token.
   return m !== null && timingSafeEqual(digest(m[1]!), tokenDigest);
 }
@@ -350,10 +360,13 @@ async function readJson(body: WireRequest["body"]): Promise<unknown> {
     // A transport's mistake as much as the caller's, but no failure of the agent: not a 500.
     throw new WireFailure("bad-request", "The body must be JSON text or bytes.");
   }
-  const bytes = typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  if (bytes.length > LIMITS.bodyBytes) throw tooLarge();
+  // Text is measured, not encoded and decoded again; `toWellFormed` gives what that round trip
+  // gave (a lone surrogate read as U+FFFD).
+  const size = typeof raw === "string" ? Buffer.byteLength(raw, "utf8") : raw.byteLength;
+  if (size > LIMITS.bodyBytes) throw tooLarge();
+  const text = typeof raw === "string" ? raw.toWellFormed() : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    return JSON.parse(text);
   } catch {
     throw new WireFailure("bad-request", "The body is not valid JSON.");
   }

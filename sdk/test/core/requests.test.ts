@@ -230,3 +230,22 @@ describe("request() with a body or request of the wrong type (W-5)", () => {
     }
   });
 });
+
+describe("a body given as text is read as its UTF-8 bytes would be (W-5)", () => {
+  it("a lone surrogate in the text reads as U+FFFD, and the limit counts the text's UTF-8 bytes", async () => {
+    const rig = await openRig();
+    try {
+      const texts: string[] = [];
+      rig.collie.workspace("w").tab("t").pane("p").onSend(({ text }) => void texts.push(text));
+      const post = (body: string) => rig.collie.request({ method: "POST", path: "/durable/v1/panes/p/send", headers: {}, body });
+      assert.equal((await post(`{"requestId": "r-lone", "text": "a\uD800b"}`)).status, 200);
+      assert.deepEqual(texts, ["a\uFFFDb"]);
+      // Three UTF-8 bytes each: a text of fewer characters than the limit can still be over it.
+      const wide = `{"requestId": "r-wide", "text": "x"}`.padEnd(Math.floor(LIMITS.bodyBytes / 3) + 100, "\u2003");
+      assert.ok(wide.length < LIMITS.bodyBytes && Buffer.byteLength(wide) > LIMITS.bodyBytes);
+      assert.equal((await post(wide)).status, 413);
+    } finally {
+      await rig.close();
+    }
+  });
+});
