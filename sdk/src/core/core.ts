@@ -23,9 +23,9 @@ import { readHandlers, writeHandlers, type HistoryProvider, type ReadHandlers, t
 import { Refusal, type Hooks } from "./hooks.ts";
 import { Idempotency } from "./idempotency.ts";
 import { Pane, Workspace, type PaneHost } from "./layout.ts";
-import { MemoryReceiptStore, type ReceiptStore } from "./receipts.ts";
+import { MemoryReceiptStore, type ReceiptRecord, type ReceiptStore } from "./receipts.ts";
 import {
-  BodyTooLarge, errorOutcome, REPLY_HEADERS, WireFailure, type Outcome, type WireBody, type WireReply, type WireRequest,
+  BodyTooLarge, errorOutcome, REPLY_HEADERS, WireFailure, type WireBody, type WireReply, type WireRequest,
 } from "./request.ts";
 import { SDK_NAME, SDK_VERSION } from "./version.ts";
 
@@ -305,7 +305,7 @@ export class DurableCore implements PaneHost {
   }
 
   /** A write (W-4): its body checked, its caller allowed (S-7), then run once per request id (S-28). */
-  async #write<K extends WriteRouteName>(route: RouteMatch<K>, req: WireRequest): Promise<Outcome> {
+  async #write<K extends WriteRouteName>(route: RouteMatch<K>, req: WireRequest): Promise<ReceiptRecord> {
     const body = parseWith(WRITE_BODY_CHECKERS[route.name], await readJson(req.body));
     if (!body.ok) throw new WireFailure("bad-request", body.error);
     if (this.#callerCheck && !((await req.callerAllowed?.()) ?? false)) {
@@ -327,7 +327,7 @@ export class DurableCore implements PaneHost {
 }
 
 /** Runs a write's handler; a refusal or a failure becomes an error outcome, which keeps no receipt (S-29). */
-async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, params: RouteParams<K>, body: WriteBodies[K]): Promise<Outcome> {
+async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, params: RouteParams<K>, body: WriteBodies[K]): Promise<ReceiptRecord> {
   try {
     return { status: 200, body: { ok: true, ...(await handler.run({ params, body })) } };
   } catch (err) {

@@ -6,6 +6,7 @@
  */
 import { statusOf, type WireErrorCode } from "../wire/errors.ts";
 import type { WireErrorBody } from "../wire/types.ts";
+import type { ReceiptRecord } from "./receipts.ts";
 
 /** A request body: text or bytes (read as UTF-8). */
 export type WireBody = string | Uint8Array;
@@ -57,19 +58,14 @@ export const REPLY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "x-content-type-options": "nosniff",
 });
 
-/** What a write answered (the receipt's shape, S-28): status and body. */
-export interface Outcome {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-export function errorOutcome(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}): Outcome & { body: WireErrorBody } {
+/** An error outcome, in the shape of what a write answered (`ReceiptRecord`, S-28). */
+export function errorOutcome(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}): ReceiptRecord & { body: WireErrorBody } {
   return { status: statusOf(code), body: { error: code, message, ...extra } };
 }
 
 /** An error a handler answers with: thrown anywhere in a route, it becomes the reply. */
 export class WireFailure extends Error {
-  readonly outcome: Outcome;
+  readonly outcome: ReceiptRecord;
   constructor(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}) {
     super(message);
     this.name = "WireFailure";
