@@ -36,6 +36,11 @@ export interface WireRequest {
   callerAllowed?: () => boolean | Promise<boolean>;
 }
 
+/** Anything that answers wire requests: a `DurableCore`, or anything with its `request()`. */
+export interface WireEndpoint {
+  request(req: WireRequest): Promise<WireReply>;
+}
+
 /** The JSON body of a reply: a route's success reply or an error `{error, message, ...}` (W-5). */
 export type WireReplyBody = object;
 

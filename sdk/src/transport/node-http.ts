@@ -7,12 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LIMITS } from "../wire/constants.ts";
-import { BodyTooLarge, errorOutcome, REPLY_HEADERS, type WireReply, type WireRequest } from "../core/request.ts";
-
-/** Anything that answers wire requests: a `DurableCore`. */
-export interface WireEndpoint {
-  request(req: WireRequest): Promise<WireReply>;
-}
+import { BodyTooLarge, errorOutcome, REPLY_HEADERS, type WireEndpoint, type WireReply, type WireRequest } from "../core/request.ts";
 
 export interface NodeAdapterOptions {
   /**
