@@ -25,7 +25,7 @@ import { Idempotency } from "./idempotency.ts";
 import { Pane, Workspace, type PaneHost } from "./layout.ts";
 import { MemoryReceiptStore, type ReceiptRecord, type ReceiptStore } from "./receipts.ts";
 import {
-  BodyTooLarge, errorOutcome, REPLY_HEADERS, WireFailure, type WireBody, type WireReply, type WireRequest,
+  BodyTooLarge, errorOutcome, INTERNAL_MESSAGE, REPLY_HEADERS, TOO_LARGE_MESSAGE, WireFailure, type WireBody, type WireReply, type WireRequest,
 } from "./request.ts";
 import { SDK_NAME, SDK_VERSION } from "./version.ts";
 
@@ -266,7 +266,7 @@ export class DurableCore implements PaneHost {
       }
       outcome = await this.#route(req);
     } catch (err) {
-      outcome = err instanceof WireFailure ? err.outcome : errorOutcome("internal", "The durable agent failed while handling the request.");
+      outcome = err instanceof WireFailure ? err.outcome : errorOutcome("internal", INTERNAL_MESSAGE);
     }
     return { status: outcome.status, headers: { ...REPLY_HEADERS }, body: outcome.body };
   }
@@ -333,7 +333,7 @@ async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, param
   } catch (err) {
     if (err instanceof WireFailure) return err.outcome;
     if (err instanceof Refusal) return errorOutcome("refused", err.reason ?? "The durable agent refused.", err.reason ? { reason: err.reason } : {});
-    return errorOutcome("internal", "The durable agent failed while handling the request.");
+    return errorOutcome("internal", INTERNAL_MESSAGE);
   }
 }
 
@@ -349,7 +349,7 @@ function digest(token: string): Buffer {
 
 /** The body as JSON: read now if the transport streams it, refused over `LIMITS.bodyBytes`. */
 async function readJson(body: WireRequest["body"]): Promise<unknown> {
-  const tooLarge = () => new WireFailure("too-large", `The body is larger than ${LIMITS.bodyBytes} bytes.`);
+  const tooLarge = () => new WireFailure("too-large", TOO_LARGE_MESSAGE);
   let raw: WireBody;
   try {
     raw = typeof body === "function" ? await body() : (body ?? "");

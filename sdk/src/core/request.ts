@@ -4,6 +4,7 @@
  * turns what it received into a `WireRequest` and writes the `WireReply` back; the core never
  * sees a socket.
  */
+import { LIMITS } from "../wire/constants.ts";
 import { statusOf, type WireErrorCode } from "../wire/errors.ts";
 import type { WireErrorBody } from "../wire/types.ts";
 import type { ReceiptRecord } from "./receipts.ts";
@@ -55,6 +56,11 @@ export interface WireReply {
 export class BodyTooLarge extends Error {
   override name = "BodyTooLarge";
 }
+
+/** The message of a 500 internal: a handler, or the core itself, failed. */
+export const INTERNAL_MESSAGE = "The durable agent failed while handling the request.";
+/** The message of a 413 too-large, and of the `BodyTooLarge` a streaming reader throws. */
+export const TOO_LARGE_MESSAGE = `The body is larger than ${LIMITS.bodyBytes} bytes.`;
 
 /** The headers of every reply; a transport adds its own framing (content-length). */
 export const REPLY_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -7,7 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LIMITS } from "../wire/constants.ts";
-import { BodyTooLarge, errorOutcome, REPLY_HEADERS, type WireEndpoint, type WireReply, type WireRequest } from "../core/request.ts";
+import {
+  BodyTooLarge, errorOutcome, INTERNAL_MESSAGE, REPLY_HEADERS, TOO_LARGE_MESSAGE, type WireEndpoint, type WireReply, type WireRequest,
+} from "../core/request.ts";
 
 export interface NodeAdapterOptions {
   /**
@@ -44,7 +46,7 @@ export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerR
   };
   core.request(request).then(
     (reply) => send(res, reply),
-    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", "The durable agent failed while handling the request.").body }),
+    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", INTERNAL_MESSAGE).body }),
   );
 }
 
@@ -59,7 +61,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > LIMITS.bodyBytes) throw new BodyTooLarge(`The body is larger than ${LIMITS.bodyBytes} bytes.`);
+    if (size > LIMITS.bodyBytes) throw new BodyTooLarge(TOO_LARGE_MESSAGE);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
