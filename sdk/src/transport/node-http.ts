@@ -50,11 +50,6 @@ export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerR
   );
 }
 
-/** A `(req, res)` handler serving the core. */
-export function nodeHandler(core: WireEndpoint, opts: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => serveNode(core, req, res, opts);
-}
-
 /** Reads the whole body, stopping with BodyTooLarge as soon as it passes `LIMITS.bodyBytes`. */
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
