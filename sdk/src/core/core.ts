@@ -23,9 +23,9 @@ import { readHandlers, writeHandlers, type HistoryProvider, type ReadHandlers, t
 import { Refusal, type Hooks } from "./hooks.ts";
 import { Idempotency } from "./idempotency.ts";
 import { Pane, Workspace, type PaneHost } from "./layout.ts";
-import { MemoryReceiptStore, type ReceiptStore } from "./receipts.ts";
+import { MemoryReceiptStore, type ReceiptRecord, type ReceiptStore } from "./receipts.ts";
 import {
-  BodyTooLarge, errorOutcome, REPLY_HEADERS, WireFailure, type Outcome, type WireBody, type WireReply, type WireRequest,
+  BodyTooLarge, errorOutcome, INTERNAL_MESSAGE, REPLY_HEADERS, TOO_LARGE_MESSAGE, WireFailure, type WireBody, type WireReply, type WireRequest,
 } from "./request.ts";
 import { SDK_NAME, SDK_VERSION } from "./version.ts";
 
@@ -67,6 +67,9 @@ export interface CoreOptions extends CommonOptions {
 }
 
 const CLOSED_PANES_KEPT = 1000;
+/** A versioned wire path: its version and the route's path under it. */
+const VERSIONED_PATH = /^\/durable\/v(\d+)(\/.*)$/;
+const BEARER = /^Bearer (.+)$/i;
 
 export class DurableCore implements PaneHost {
   readonly log: EventLog;
@@ -137,13 +140,20 @@ export class DurableCore implements PaneHost {
 
   /** The effective caps (S-33): given caps are the complete list; history needs a provider; terminal is false. */
   get caps(): Caps {
-    const given = this.#capsGiven;
-    const on = (cap: CapName): boolean => (given === undefined ? ALL_CAPS[cap] : given[cap] === true);
+    const on = (cap: CapName): boolean => this.#capOn(cap);
     return {
       asks: on("asks"), send: on("send"), steer: on("steer"), stop: on("stop"), actions: on("actions"), rename: on("rename"),
-      close: on("close"), reopen: on("reopen"), starters: on("starters"), history: on("history") && this.#history !== undefined,
+      close: on("close"), reopen: on("reopen"), starters: on("starters"), history: on("history"),
       terminal: false,
     };
+  }
+
+  /** One effective cap (the rules of `caps`), without building the whole object: asked on every request. */
+  #capOn(cap: CapName): boolean {
+    if (cap === "terminal") return false;
+    if (cap === "history" && this.#history === undefined) return false;
+    const given = this.#capsGiven;
+    return given === undefined ? ALL_CAPS[cap] : given[cap] === true;
   }
 
   /** Returns the workspace with this id, creating it the first time (S-9). */
@@ -248,14 +258,15 @@ export class DurableCore implements PaneHost {
    * and the route's handler, in that order. Never rejects: every failure is a reply (W-5).
    */
   async request(req: WireRequest): Promise<WireReply> {
-    if (this.#tokenDigest && !authorized(req.headers?.authorization, this.#tokenDigest)) {
-      return { status: 401, headers: { "www-authenticate": "Bearer", ...REPLY_HEADERS }, body: errorOutcome("unauthorized", "A valid bearer token is required.").body };
-    }
     let outcome: { status: number; body: object };
     try {
+      // Inside the try: a request that is no object at all (`request(null)`) is a reply too.
+      if (this.#tokenDigest && !authorized(req?.headers?.authorization, this.#tokenDigest)) {
+        return { status: 401, headers: { "www-authenticate": "Bearer", ...REPLY_HEADERS }, body: errorOutcome("unauthorized", "A valid bearer token is required.").body };
+      }
       outcome = await this.#route(req);
     } catch (err) {
-      outcome = err instanceof WireFailure ? err.outcome : errorOutcome("internal", "The durable agent failed while handling the request.");
+      outcome = err instanceof WireFailure ? err.outcome : errorOutcome("internal", INTERNAL_MESSAGE);
     }
     return { status: outcome.status, headers: { ...REPLY_HEADERS }, body: outcome.body };
   }
@@ -275,7 +286,7 @@ export class DurableCore implements PaneHost {
       if (method !== "GET") throw new WireFailure("not-found", "hello is read with GET.");
       return { status: 200, body: await this.#read({ name: "hello", params: {} }, url.searchParams, req.signal) };
     }
-    const m = /^\/durable\/v(\d+)(\/.*)$/.exec(url.pathname);
+    const m = VERSIONED_PATH.exec(url.pathname);
     if (!m) throw new WireFailure("not-found", `No route ${method} ${url.pathname}.`);
     const version = Number(m[1]);
     if (!WIRE_VERSIONS.includes(version)) {
@@ -284,7 +295,7 @@ export class DurableCore implements PaneHost {
     const route = matchRoute(method, m[2]!);
     if (!route) throw new WireFailure("not-found", `No route ${method} ${url.pathname}.`);
     const { cap } = ROUTES[route.name];
-    if (cap && !this.caps[cap]) throw new WireFailure("not-supported", `This durable agent does not support ${cap}.`);
+    if (cap && !this.#capOn(cap)) throw new WireFailure("not-supported", `This durable agent does not support ${cap}.`);
     if (!isWriteMatch(route)) return { status: 200, body: await this.#read(route, url.searchParams, req.signal) };
     return this.#write(route, req);
   }
@@ -294,7 +305,7 @@ export class DurableCore implements PaneHost {
   }
 
   /** A write (W-4): its body checked, its caller allowed (S-7), then run once per request id (S-28). */
-  async #write<K extends WriteRouteName>(route: RouteMatch<K>, req: WireRequest): Promise<Outcome> {
+  async #write<K extends WriteRouteName>(route: RouteMatch<K>, req: WireRequest): Promise<ReceiptRecord> {
     const body = parseWith(WRITE_BODY_CHECKERS[route.name], await readJson(req.body));
     if (!body.ok) throw new WireFailure("bad-request", body.error);
     if (this.#callerCheck && !((await req.callerAllowed?.()) ?? false)) {
@@ -316,18 +327,18 @@ export class DurableCore implements PaneHost {
 }
 
 /** Runs a write's handler; a refusal or a failure becomes an error outcome, which keeps no receipt (S-29). */
-async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, params: RouteParams<K>, body: WriteBodies[K]): Promise<Outcome> {
+async function execute<K extends WriteRouteName>(handler: WriteHandler<K>, params: RouteParams<K>, body: WriteBodies[K]): Promise<ReceiptRecord> {
   try {
     return { status: 200, body: { ok: true, ...(await handler.run({ params, body })) } };
   } catch (err) {
     if (err instanceof WireFailure) return err.outcome;
     if (err instanceof Refusal) return errorOutcome("refused", err.reason ?? "The durable agent refused.", err.reason ? { reason: err.reason } : {});
-    return errorOutcome("internal", "The durable agent failed while handling the request.");
+    return errorOutcome("internal", INTERNAL_MESSAGE);
   }
 }
 
 function authorized(header: string | readonly string[] | undefined, tokenDigest: Buffer): boolean {
-  const m = typeof header === "string" ? /^Bearer (.+)$/i.exec(header.trim()) : null;
+  const m = typeof header === "string" ? BEARER.exec(header.trim()) : null;
   // Both sides are hashed to equal length first, so the comparison time says nothing about the token.
   return m !== null && timingSafeEqual(digest(m[1]!), tokenDigest);
 }
@@ -338,17 +349,24 @@ function digest(token: string): Buffer {
 
 /** The body as JSON: read now if the transport streams it, refused over `LIMITS.bodyBytes`. */
 async function readJson(body: WireRequest["body"]): Promise<unknown> {
-  const tooLarge = () => new WireFailure("too-large", `The body is larger than ${LIMITS.bodyBytes} bytes.`);
+  const tooLarge = () => new WireFailure("too-large", TOO_LARGE_MESSAGE);
   let raw: WireBody;
   try {
     raw = typeof body === "function" ? await body() : (body ?? "");
   } catch (err) {
     throw err instanceof BodyTooLarge ? tooLarge() : err;
   }
-  const bytes = typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  if (bytes.length > LIMITS.bodyBytes) throw tooLarge();
+  if (typeof raw !== "string" && !(raw instanceof Uint8Array)) {
+    // A transport's mistake as much as the caller's, but no failure of the agent: not a 500.
+    throw new WireFailure("bad-request", "The body must be JSON text or bytes.");
+  }
+  // Text is measured, not encoded and decoded again; `toWellFormed` gives what that round trip
+  // gave (a lone surrogate read as U+FFFD).
+  const size = typeof raw === "string" ? Buffer.byteLength(raw, "utf8") : raw.byteLength;
+  if (size > LIMITS.bodyBytes) throw tooLarge();
+  const text = typeof raw === "string" ? raw.toWellFormed() : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    return JSON.parse(text);
   } catch {
     throw new WireFailure("bad-request", "The body is not valid JSON.");
   }

@@ -8,19 +8,19 @@
  * agent's own); both stores of the SDK pass one shared suite against it
  * (sdk/test/helpers/receipt-store-suite.ts).
  */
-import { errorOutcome, type Outcome } from "./request.ts";
-import type { ReceiptStore } from "./receipts.ts";
+import type { ReceiptRecord, ReceiptStore } from "./receipts.ts";
+import { errorOutcome } from "./request.ts";
 
-const isSuccess = (outcome: Outcome): boolean => outcome.status >= 200 && outcome.status < 300;
+const isSuccess = (outcome: ReceiptRecord): boolean => outcome.status >= 200 && outcome.status < 300;
 
-function replayed(outcome: Outcome): Outcome {
+function replayed(outcome: ReceiptRecord): ReceiptRecord {
   return { status: outcome.status, body: { ...outcome.body, replayed: true } };
 }
 
 export class Idempotency {
   readonly #store: ReceiptStore;
   /** The first run of each request id still under way, from its receipt lookup to its receipt. */
-  readonly #inFlight = new Map<string, Promise<Outcome>>();
+  readonly #inFlight = new Map<string, Promise<ReceiptRecord>>();
 
   constructor(store: ReceiptStore) {
     this.#store = store;
@@ -31,7 +31,7 @@ export class Idempotency {
    * `group` (`pane:<id>`, `renames`, …, see ReceiptStore). `work` should not throw: it answers an
    * error as an outcome, which is passed on and not kept.
    */
-  async run(requestId: string, group: string, work: () => Promise<Outcome>): Promise<Outcome> {
+  async run(requestId: string, group: string, work: () => Promise<ReceiptRecord>): Promise<ReceiptRecord> {
     const inFlight = this.#inFlight.get(requestId);
     if (inFlight) {
       // A duplicate that came while the first ran gets its answer; only a success is a stored answer.
@@ -54,7 +54,7 @@ export class Idempotency {
     this.#store.dropGroup?.(group);
   }
 
-  async #once(requestId: string, group: string, work: () => Promise<Outcome>): Promise<Outcome> {
+  async #once(requestId: string, group: string, work: () => Promise<ReceiptRecord>): Promise<ReceiptRecord> {
     const known = await this.#store.get(requestId);
     if (known === "dropped") return errorOutcome("receipt-dropped", "This request id was seen before, but its receipt is no longer kept; nothing ran.");
     if (known) return replayed(known);

@@ -4,8 +4,10 @@
  * turns what it received into a `WireRequest` and writes the `WireReply` back; the core never
  * sees a socket.
  */
+import { LIMITS } from "../wire/constants.ts";
 import { statusOf, type WireErrorCode } from "../wire/errors.ts";
 import type { WireErrorBody } from "../wire/types.ts";
+import type { ReceiptRecord } from "./receipts.ts";
 
 /** A request body: text or bytes (read as UTF-8). */
 export type WireBody = string | Uint8Array;
@@ -35,6 +37,11 @@ export interface WireRequest {
   callerAllowed?: () => boolean | Promise<boolean>;
 }
 
+/** Anything that answers wire requests: a `DurableCore`, or anything with its `request()`. */
+export interface WireEndpoint {
+  request(req: WireRequest): Promise<WireReply>;
+}
+
 /** The JSON body of a reply: a route's success reply or an error `{error, message, ...}` (W-5). */
 export type WireReplyBody = object;
 
@@ -50,6 +57,11 @@ export class BodyTooLarge extends Error {
   override name = "BodyTooLarge";
 }
 
+/** The message of a 500 internal: a handler, or the core itself, failed. */
+export const INTERNAL_MESSAGE = "The durable agent failed while handling the request.";
+/** The message of a 413 too-large, and of the `BodyTooLarge` a streaming reader throws. */
+export const TOO_LARGE_MESSAGE = `The body is larger than ${LIMITS.bodyBytes} bytes.`;
+
 /** The headers of every reply; a transport adds its own framing (content-length). */
 export const REPLY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "content-type": "application/json; charset=utf-8",
@@ -57,19 +69,14 @@ export const REPLY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "x-content-type-options": "nosniff",
 });
 
-/** What a write answered (the receipt's shape, S-28): status and body. */
-export interface Outcome {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-export function errorOutcome(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}): Outcome & { body: WireErrorBody } {
+/** An error outcome, in the shape of what a write answered (`ReceiptRecord`, S-28). */
+export function errorOutcome(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}): ReceiptRecord & { body: WireErrorBody } {
   return { status: statusOf(code), body: { error: code, message, ...extra } };
 }
 
 /** An error a handler answers with: thrown anywhere in a route, it becomes the reply. */
 export class WireFailure extends Error {
-  readonly outcome: Outcome;
+  readonly outcome: ReceiptRecord;
   constructor(code: WireErrorCode, message: string, extra: Record<string, unknown> = {}) {
     super(message);
     this.name = "WireFailure";

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { WireReply, WireRequest } from "../core/request.ts";
+import type { WireEndpoint } from "../core/request.ts";
 import { COLLIE_WIRE_HEADER, WIRE_VERSION, WIRE_VERSIONS, wirePrefix } from "../wire/constants.ts";
 import { routePath, type RouteName } from "../wire/routes.ts";
 import type {
@@ -16,9 +16,7 @@ import type {
 } from "../wire/types.ts";
 
 /** What the in-memory connection calls: a `DurableCore` (or anything with its `request()`). */
-export interface WireEndpoint {
-  request(req: WireRequest): Promise<WireReply>;
-}
+export type { WireEndpoint };
 
 /**
  * Where the fake phone connects: a socket path, or an https/http URL with a token. A socket may

@@ -7,12 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LIMITS } from "../wire/constants.ts";
-import { BodyTooLarge, errorOutcome, REPLY_HEADERS, type WireReply, type WireRequest } from "../core/request.ts";
-
-/** Anything that answers wire requests: a `DurableCore`. */
-export interface WireEndpoint {
-  request(req: WireRequest): Promise<WireReply>;
-}
+import {
+  BodyTooLarge, errorOutcome, INTERNAL_MESSAGE, REPLY_HEADERS, TOO_LARGE_MESSAGE, type WireEndpoint, type WireReply, type WireRequest,
+} from "../core/request.ts";
 
 export interface NodeAdapterOptions {
   /**
@@ -24,9 +21,20 @@ export interface NodeAdapterOptions {
 
 /** Serves one `node:http` request with the core. */
 export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerResponse, opts: NodeAdapterOptions = {}): void {
-  // `close` on the response: it ended, or its connection went away first (Node and Bun alike).
+  // `close` on the response: it ended, or its connection went away first (Node and Bun alike). A
+  // pipelined request whose reply queues behind another's gets no `close` of its own when the
+  // connection drops, so the socket's `close` ends it too; that listener goes with the reply, so a
+  // keep-alive socket serving many requests does not collect them.
   const gone = new AbortController();
-  res.once("close", () => gone.abort());
+  const socket = req.socket as IncomingMessage["socket"] | null;
+  const abort = () => gone.abort();
+  const release = () => socket?.removeListener("close", abort);
+  socket?.once("close", abort);
+  res.once("close", () => {
+    release();
+    abort();
+  });
+  res.once("finish", release);
   const { callerAllowed } = opts;
   const request: WireRequest = {
     method: req.method ?? "GET",
@@ -38,13 +46,8 @@ export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerR
   };
   core.request(request).then(
     (reply) => send(res, reply),
-    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", "The durable agent failed while handling the request.").body }),
+    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", INTERNAL_MESSAGE).body }),
   );
-}
-
-/** A `(req, res)` handler serving the core. */
-export function nodeHandler(core: WireEndpoint, opts: NodeAdapterOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => serveNode(core, req, res, opts);
 }
 
 /** Reads the whole body, stopping with BodyTooLarge as soon as it passes `LIMITS.bodyBytes`. */
@@ -53,7 +56,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > LIMITS.bodyBytes) throw new BodyTooLarge(`The body is larger than ${LIMITS.bodyBytes} bytes.`);
+    if (size > LIMITS.bodyBytes) throw new BodyTooLarge(TOO_LARGE_MESSAGE);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

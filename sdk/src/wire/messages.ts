@@ -24,6 +24,13 @@ import type {
 const title = text({ maxBytes: LIMITS.titleBytes, line: true });
 /** A title a list shows: a conversation's, its progress label, a history row's. */
 const shownTitle = text({ maxBytes: LIMITS.titleBytes, line: true, masked: true });
+/** A pane's working folder: an absolute path; a cutting read cleans and cuts it like any text, then checks the rule. */
+const cwdText = text({ maxBytes: 4096, line: true });
+const cwd: Checker<string> = (v, path) => {
+  const s = cwdText(v, path);
+  if (!s.startsWith("/")) throw new WireShapeError(path, "has the wrong format");
+  return s;
+};
 const tabId: Checker<string> = (v, path) => {
   const s = id(v, path);
   const parts = s.split(":");
@@ -78,7 +85,7 @@ export const paneSummaryChecker: Checker<PaneSummary> = obj(
     activeAt: isoTime,
   },
   {
-    cwd: str({ maxBytes: 4096, pattern: /^\// }),
+    cwd,
     subtitle: text({ maxBytes: LIMITS.subtitleBytes, line: true, masked: true }),
     progress: progressChecker,
     badge: text({ maxChars: LIMITS.badgeChars, line: true }),
@@ -204,7 +211,8 @@ export const paneEventChecker: Checker<PaneEvent> = union<PaneEvent>("type", {
   ask: obj({ seq: int({ min: 1 }), type: literal("ask"), pane: id, ask: askChecker }),
   "ask-closed": obj({
     seq: int({ min: 1 }), type: literal("ask-closed"), pane: id, askId: str({ pattern: /^[0-9a-f]{32}$/ }),
-    decidedBy: literal(...DECIDED_BY), title: text({ maxBytes: LIMITS.askTitleBytes, line: true }), decidedAt: isoTime,
+    // The closed ask's title, which a list or a push may show as the ask's own: masked too.
+    decidedBy: literal(...DECIDED_BY), title: text({ maxBytes: LIMITS.askTitleBytes, line: true, masked: true }), decidedAt: isoTime,
   }),
   state: obj({ seq: int({ min: 1 }), type: literal("state"), pane: id, summary: paneSummaryChecker }),
 });

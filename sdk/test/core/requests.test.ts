@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { DurableCore } from "../../src/core/core.ts";
+import { createCore, type DurableCore } from "../../src/core/core.ts";
 import type { Pane } from "../../src/core/layout.ts";
 import { LIMITS } from "../../src/wire/constants.ts";
-import { openRig, type Rig } from "../helpers/agent.ts";
+import { CORE_TOKEN, openRig, type Rig } from "../helpers/agent.ts";
 
 const V2_LINE = "collie: Collie speaks wire v2, this durable agent speaks v1. Update the agent's SDK, or Collie.";
 
@@ -182,5 +182,70 @@ describe("bad input is refused and changes nothing (W-5, L-2)", () => {
     await unchanged(() => rig.phone.request("GET", "/durable/v1/history?limit=501"), 400, "bad-request");
     await unchanged(() => rig.phone.request("GET", "/durable/v1/history?after=has%20space"), 400, "bad-request");
     await unchanged(() => rig.phone.request("GET", "/durable/v1/events?wait=abc"), 400, "bad-request");
+  });
+});
+
+describe("request() with a body or request of the wrong type (W-5)", () => {
+  const send = (body: unknown) => ({ method: "POST", path: "/durable/v1/panes/p/send", headers: {}, body: body as string });
+
+  it("answers 400 bad-request, not 500, for a body that is neither text nor bytes, and runs nothing", async () => {
+    const rig = await openRig();
+    try {
+      let handled = 0;
+      rig.collie.workspace("w").tab("t").pane("p").onSend(() => void handled++);
+      const json = { requestId: "r-object", text: "hi" };
+      for (const body of [json, new TextEncoder().encode(JSON.stringify(json)).buffer, 42, () => Promise.resolve(json)]) {
+        const reply = await rig.collie.request(send(body));
+        assert.equal(reply.status, 400, JSON.stringify(reply.body));
+        assert.deepEqual(reply.body, { error: "bad-request", message: "The body must be JSON text or bytes." });
+      }
+      assert.equal(handled, 0);
+      // Bytes in any Uint8Array still read as before.
+      const bytes = Buffer.from(JSON.stringify({ requestId: "r-bytes", text: "hi" }));
+      assert.equal((await rig.collie.request(send(new Uint8Array(bytes)))).status, 200);
+      assert.equal(handled, 1);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it("never rejects for a request that is not an object, with or without a token", async () => {
+    const withToken = createCore({ token: CORE_TOKEN });
+    for (const req of [null, undefined, 42, "GET /"]) {
+      const reply = await withToken.request(req as never);
+      assert.equal(reply.status, 401);
+      assert.equal((reply.body as { error?: string }).error, "unauthorized");
+    }
+    const bare = await withToken.request({ method: "GET", path: "/durable/hello" } as never);
+    assert.equal(bare.status, 401, "no headers is no token");
+    const rig = await openRig();
+    try {
+      for (const req of [null, undefined, 42]) {
+        const reply = await rig.collie.request(req as never);
+        assert.equal(typeof reply.status, "number");
+        assert.equal(typeof (reply.body as { error?: string }).error, "string");
+      }
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+describe("a body given as text is read as its UTF-8 bytes would be (W-5)", () => {
+  it("a lone surrogate in the text reads as U+FFFD, and the limit counts the text's UTF-8 bytes", async () => {
+    const rig = await openRig();
+    try {
+      const texts: string[] = [];
+      rig.collie.workspace("w").tab("t").pane("p").onSend(({ text }) => void texts.push(text));
+      const post = (body: string) => rig.collie.request({ method: "POST", path: "/durable/v1/panes/p/send", headers: {}, body });
+      assert.equal((await post(`{"requestId": "r-lone", "text": "a\uD800b"}`)).status, 200);
+      assert.deepEqual(texts, ["a\uFFFDb"]);
+      // Three UTF-8 bytes each: a text of fewer characters than the limit can still be over it.
+      const wide = `{"requestId": "r-wide", "text": "x"}`.padEnd(Math.floor(LIMITS.bodyBytes / 3) + 100, "\u2003");
+      assert.ok(wide.length < LIMITS.bodyBytes && Buffer.byteLength(wide) > LIMITS.bodyBytes);
+      assert.equal((await post(wide)).status, 413);
+    } finally {
+      await rig.close();
+    }
   });
 });

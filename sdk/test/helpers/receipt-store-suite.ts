@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { Idempotency } from "../../src/core/idempotency.ts";
 import type { ReceiptRecord, ReceiptStore } from "../../src/core/receipts.ts";
-import type { Outcome } from "../../src/core/request.ts";
 import { RECEIPTS_PER_GROUP } from "../../src/wire/constants.ts";
 
 export interface StoreMaker<S extends ReceiptStore & { readonly perGroup: number }> {
@@ -86,7 +85,7 @@ export function receiptStoreSuite<S extends ReceiptStore & { readonly perGroup: 
 
   describe(`idempotent writes over ${name}: same request id, same reply, run once (S-28, S-29)`, () => {
     /** Work that counts its runs and answers `outcome(run)`. */
-    function work(outcome: (run: number) => Outcome = (run) => ({ status: 200, body: { ok: true, turnId: `turn-${run}` } })) {
+    function work(outcome: (run: number) => ReceiptRecord = (run) => ({ status: 200, body: { ok: true, turnId: `turn-${run}` } })) {
       const w = { runs: 0, fn: async () => outcome(++w.runs) };
       return w;
     }
@@ -108,7 +107,7 @@ export function receiptStoreSuite<S extends ReceiptStore & { readonly perGroup: 
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       let runs = 0;
-      const slow = async (): Promise<Outcome> => {
+      const slow = async (): Promise<ReceiptRecord> => {
         runs++;
         await held;
         return { status: 200, body: { ok: true, turnId: "turn-1" } };

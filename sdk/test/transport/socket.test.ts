@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
@@ -459,5 +460,49 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     await until(() => collie.log.waiting === 1, "a new read waits");
     pane.item({ id: "after-leave", kind: "notice", text: "x" });
     assert.deepEqual(itemIdsOf(await next), ["after-leave"]);
+  });
+
+  test("lets go of every waiting read pipelined on a connection that drops, not only the one being answered", async () => {
+    const { collie, phone: p } = await routesAgent();
+    const start = await p.events({ after: null });
+    const path = `/durable/v1/events?after=${encodeURIComponent(start.cursor)}&wait=20000`;
+    const read = requestBytes("GET", path, { Connection: "keep-alive" });
+    // Three reads on one connection: the second and third replies queue behind the first.
+    const socket = connect({ path: collie.socketPath });
+    socket.on("error", () => {});
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(Buffer.concat([read, read, read]));
+    await until(() => collie.log.waiting === 3, "the three reads wait");
+    socket.destroy();
+    await until(() => collie.log.waiting === 0, "every waiter is released when the connection drops", 2000);
+  });
+
+  test("a keep-alive connection serving many requests in turn collects no listeners on its socket", async () => {
+    const { collie } = await routesAgent();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const reused: boolean[] = [];
+      for (let i = 0; i < 30; i++) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = httpRequest({ socketPath: collie.socketPath, path: "/durable/v1/layout", agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          });
+          req.on("error", reject);
+          req.end();
+          reused.push(req.reusedSocket);
+        });
+        assert.equal(status, 200);
+      }
+      assert.ok(reused.slice(1).every(Boolean), "every request after the first went over the same connection");
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message), []);
+    } finally {
+      agent.destroy();
+      process.off("warning", onWarning);
+    }
   });
 });

@@ -143,3 +143,50 @@ describe("masking before a cut (R-1)", () => {
     assert.equal(layout.workspaces[0]!.title, straddling.slice(0, LIMITS.titleBytes));
   });
 });
+
+describe("a pane's cwd and a closed ask's title in a cutting read", () => {
+  const SECRET = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+  const mask = (text: string) => text.replaceAll(SECRET, "ghp_***");
+  const CWD_BYTES = 4096; // docs/wire.md §9: PaneSummary.cwd, an absolute path of at most 4096 bytes
+  const summary = (cwd: unknown) => parseMessage("PaneSummary", { ...SUMMARY, cwd }, CUT) as { ok: true; value: { cwd?: string } } | { ok: false; error: string };
+
+  test("a cwd over its limit is cut, not refused; strictly it is refused", () => {
+    const long = `/${"d".repeat(CWD_BYTES + 50)}`;
+    assert.equal(value(summary(long)).cwd, long.slice(0, CWD_BYTES));
+    const strict = parseMessage("PaneSummary", { ...SUMMARY, cwd: long });
+    assert.ok(!strict.ok);
+    assert.equal(strict.error, `cwd: must be at most ${CWD_BYTES} bytes`);
+  });
+  test("a cwd is cleaned like a one-line text: control and invisible characters go, line breaks fold", () => {
+    assert.equal(value(summary("/srv/\u202Edesk\u200B\nlogs")).cwd, "/srv/desk logs");
+    assert.equal(value(summary("/srv/desk")).cwd, "/srv/desk");
+  });
+  test("the cleaned cwd must still start with /; strict reads are unchanged", () => {
+    const relative = summary("srv/desk");
+    assert.ok(!relative.ok);
+    assert.equal(relative.error, "cwd: has the wrong format");
+    const cleanedRelative = summary("\n\u200Bsrv");
+    assert.ok(!cleanedRelative.ok);
+    assert.equal(cleanedRelative.error, "cwd: has the wrong format");
+    assert.equal(value(summary("\u200B/srv")).cwd, "/srv", "what is left after cleaning is checked");
+    const strict = parseMessage("PaneSummary", { ...SUMMARY, cwd: "/srv/\u200Bdesk" });
+    assert.ok(strict.ok, "a strict read takes the text as it is");
+    assert.deepEqual(parseMessage("PaneSummary", { ...SUMMARY, cwd: "srv" }), { ok: false, error: "cwd: has the wrong format" });
+    assert.deepEqual(parseMessage("PaneSummary", { ...SUMMARY, cwd: 7 }), { ok: false, error: "cwd: must be a string" });
+  });
+  test("an ask-closed title over its limit is masked whole before its cut, as the ask's own title", () => {
+    const straddling = `${"t".repeat(LIMITS.askTitleBytes - 10)} ${SECRET} more`;
+    const closed = {
+      seq: 3, type: "ask-closed", pane: "p", askId: ASK.id, decidedBy: "timeout", title: straddling, decidedAt: "2026-12-02T14:05:00.000Z",
+    };
+    const page = value(parseEventsPage({ cursor: "c", reset: false, views: [], events: [closed] }, { cut: true, mask }));
+    const event = page.events[0] as { type: string; title: string };
+    assert.equal(event.type, "ask-closed");
+    assert.equal(event.title, `${"t".repeat(LIMITS.askTitleBytes - 10)} ghp_*** m`);
+    const ask = value(parseAsk({ ...ASK, title: straddling }, { cut: true, mask }));
+    assert.equal(event.title, ask.title, "the same words as the ask's title read the same way");
+    // Within its limit it is left for the presentation, as the ask's title is.
+    const short = value(parseEventsPage({ cursor: "c", reset: false, views: [], events: [{ ...closed, title: `Deploy ${SECRET}` }] }, { cut: true, mask }));
+    assert.equal((short.events[0] as { title: string }).title, `Deploy ${SECRET}`);
+  });
+});
