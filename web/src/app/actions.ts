@@ -150,26 +150,45 @@ export class PhoneActions {
 /**
  * A control whose next tap repeats a tap with an unknown outcome (P-14): `Close` or `Reopen` tapped
  * again after no answer (or a 5xx) sends the same request id again; once the outcome is known, the
- * next tap is a new request.
+ * next tap is a new request. A tap of something else (another title for `Rename`: another `key`)
+ * is a new request too, never the unsure one sent again, so what the user typed last is what is sent.
  */
 export class RepeatUntilSure {
   readonly #actions: PhoneActions;
-  #requestId: string | null = null;
+  #kept: { key: string; requestId: string } | null = null;
 
   constructor(actions: PhoneActions) {
     this.#actions = actions;
   }
 
-  /** Starts a new tap with `start`, or sends the unsure one again. */
-  async tap(start: () => Tap): Promise<SendResult> {
+  /**
+   * Starts a new tap with `start`, or sends the unsure one again when it was a tap of the same
+   * `key` (what the tap sends, e.g. the JSON of its body) and its outcome is still unknown.
+   */
+  tap(start: () => Tap): Promise<SendResult>;
+  tap(key: string, start: () => Tap): Promise<SendResult>;
+  async tap(a: string | (() => Tap), b?: () => Tap): Promise<SendResult> {
+    const [key, start] = typeof a === "string" ? [a, b!] : ["", a];
+    const kept = this.#kept;
     let result: SendResult;
-    if (this.#requestId !== null) result = await this.#actions.retry(this.#requestId);
-    else {
+    if (kept !== null && kept.key === key && this.#stillUnsure(kept.requestId)) {
+      result = await this.#actions.retry(kept.requestId);
+    } else {
+      // Another title replaces the unsure one: let the old request go, so the outbox does not send
+      // it again after the new one and put the old title back.
+      if (kept !== null && this.#actions.isPending(kept.requestId)) await this.#actions.discard(kept.requestId);
       const t = start();
-      this.#requestId = t.requestId;
+      this.#kept = { key, requestId: t.requestId };
       result = await t.result;
     }
-    if (!unsure(result)) this.#requestId = null;
+    if (!unsure(result)) this.#kept = null;
     return result;
+  }
+
+  /** Whether nothing since says what became of this request id (an outbox resend may have settled it). */
+  #stillUnsure(requestId: string): boolean {
+    if (this.#actions.isPending(requestId)) return true;
+    const last = this.#actions.result(requestId);
+    return last === undefined || unsure(last);
   }
 }

@@ -70,16 +70,17 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
   };
 
   const target = { kind: "pane", id: pane } as const;
-  const run = async (taps: RepeatUntilSure, start: () => Tap) => {
+  /** `key` is what the tap sends: a tap that sends something else (a new title) is a new request. */
+  const run = async (taps: RepeatUntilSure, key: string, start: () => Tap) => {
     setBusy(true);
     setProblem(null);
-    const result = await taps.tap(start);
+    const result = await taps.tap(key, start);
     setBusy(false);
     return settle(result);
   };
 
   const close = async () => {
-    if ((await run(closeTaps, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
+    if ((await run(closeTaps, pane, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
   };
 
   const rename = async () => {
@@ -89,7 +90,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
       setOpen(false);
       return;
     }
-    if ((await run(renameTaps, () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
+    if ((await run(renameTaps, JSON.stringify({ pane, title: t }), () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
       setStep("menu");
       setOpen(false);
     }
