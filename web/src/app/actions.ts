@@ -17,9 +17,13 @@ import type { Outbox, PendingAction, SendResult } from "./outbox.ts";
 
 export type { PendingAction, SendResult } from "./outbox.ts";
 
-/** One tap: its request id, known before anything is sent, and what the send came to. */
+/** A request as the action layer built it: what the outbox saves, and sends again unchanged. */
+export type ActionRequest = Omit<PendingAction, "createdAt" | "attempts" | "held">;
+
+/** One tap: its request id, known before anything is sent, the request, and what the send came to. */
 export interface Tap {
   requestId: string;
+  request: ActionRequest;
   result: Promise<SendResult>;
 }
 
@@ -82,28 +86,35 @@ export class PhoneActions {
     const p = params as Record<string, string | undefined>;
     const target = (body as { target?: { kind: string; id: string } }).target;
     const pane = p.pane ?? (target?.kind === "pane" ? target.id : undefined);
-    const result = this.#outbox.submit({
+    const request: ActionRequest = {
       requestId,
       kind: route,
       agent: p.agent ?? "",
       ...(pane !== undefined ? { pane } : {}),
       path: phonePath(route, params),
       body: full as PendingAction["body"],
-    });
-    return { requestId, result };
+    };
+    return { requestId, request, result: this.#submit(request) };
+  }
+
+  /** Saves and sends a request as it was built (a saved one may carry more: only the request goes). */
+  #submit(r: ActionRequest): Promise<SendResult> {
+    const { requestId, kind, agent, pane, path, body } = r;
+    return this.#outbox.submit({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
   }
 
   /**
    * Sends the request saved under this id again, unchanged (the same request id and body): the
    * outbox still holds it when no reply came; after a 5xx it let it go, so it is saved again first.
-   * An id this page never saw gets no reply.
+   * The outbox remembers only its newest settled actions: a caller that kept the request it started
+   * (`Tap.request`) passes it as `kept`, and it is sent from there when the outbox no longer has it.
+   * An id this page never saw (and no request kept for it) gets no reply.
    */
-  retry(requestId: string): Promise<SendResult> {
-    if (this.#outbox.pending.some((p) => p.requestId === requestId)) return this.#outbox.send(requestId);
-    const saved = this.#outbox.saved(requestId);
+  retry(requestId: string, kept?: ActionRequest): Promise<SendResult> {
+    if (this.isPending(requestId)) return this.#outbox.send(requestId);
+    const saved = this.#outbox.saved(requestId) ?? (kept?.requestId === requestId ? kept : undefined);
     if (!saved) return Promise.resolve({ kind: "no-reply" });
-    const { kind, agent, pane, path, body } = saved;
-    return this.#outbox.submit({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
+    return this.#submit(saved);
   }
 
   /** Lets an action go: a `Not sent` line whose text went back, a held send Collie delivered. */
@@ -155,7 +166,8 @@ export class PhoneActions {
  */
 export class RepeatUntilSure {
   readonly #actions: PhoneActions;
-  #kept: { key: string; requestId: string } | null = null;
+  /** The unsure tap: what it sends (`key`) and its request, to send again even once the outbox let it go. */
+  #kept: { key: string; request: ActionRequest } | null = null;
 
   constructor(actions: PhoneActions) {
     this.#actions = actions;
@@ -171,14 +183,14 @@ export class RepeatUntilSure {
     const [key, start] = typeof a === "string" ? [a, b!] : ["", a];
     const kept = this.#kept;
     let result: SendResult;
-    if (kept !== null && kept.key === key && this.#stillUnsure(kept.requestId)) {
-      result = await this.#actions.retry(kept.requestId);
+    if (kept !== null && kept.key === key && this.#stillUnsure(kept.request.requestId)) {
+      result = await this.#actions.retry(kept.request.requestId, kept.request);
     } else {
       // Another title replaces the unsure one: let the old request go, so the outbox does not send
       // it again after the new one and put the old title back.
-      if (kept !== null && this.#actions.isPending(kept.requestId)) await this.#actions.discard(kept.requestId);
+      if (kept !== null && this.#actions.isPending(kept.request.requestId)) await this.#actions.discard(kept.request.requestId);
       const t = start();
-      this.#kept = { key, requestId: t.requestId };
+      this.#kept = { key, request: t.request };
       result = await t.result;
     }
     if (!unsure(result)) this.#kept = null;

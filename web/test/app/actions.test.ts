@@ -185,3 +185,35 @@ describe("RepeatUntilSure: a tap of something else", () => {
     expect(sent[2]!.body.requestId).not.toBe(sent[0]!.body.requestId);
   });
 });
+
+describe("RepeatUntilSure after the outbox let the request go", () => {
+  it("an unsure tap pushed out of the outbox's memory by 200 later actions is sent again as it was, same id", async () => {
+    const { sent, actions } = rig([503, 200]);
+    const repeat = new RepeatUntilSure(actions);
+    let started = 0;
+    const start = () => {
+      started++;
+      return actions.reopen({ agent: "desk" }, { target: { kind: "pane", id: "old-1" } });
+    };
+    const first = await repeat.tap(start);
+    expect(unsure(first)).toBe(true);
+    const id = sent[0]!.body.requestId as string;
+    await Promise.all(Array.from({ length: 201 }, (_, n) => actions.stop({ agent: "desk", pane: `p${n}` }, { turnId: null }).result));
+    expect(await actions.retry(id)).toEqual({ kind: "no-reply" }); // the outbox alone no longer knows it
+    const again = await repeat.tap(start);
+    expect(again.kind === "reply" && again.reply.status).toBe(200);
+    expect(started).toBe(1);
+    const last = sent[sent.length - 1]!;
+    expect(last.path).toBe("/api/agents/desk/reopen");
+    expect(last.body).toEqual(sent[0]!.body);
+  });
+
+  it("retry with the kept request of another id sends nothing", async () => {
+    const { sent, actions } = rig([200]);
+    const tap = actions.close({ agent: "desk" }, { target: { kind: "pane", id: "p1" } });
+    await tap.result;
+    sent.length = 0;
+    expect(await actions.retry("other-id", tap.request)).toEqual({ kind: "no-reply" });
+    expect(sent).toEqual([]);
+  });
+});
