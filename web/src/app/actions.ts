@@ -11,8 +11,9 @@
  * - answers what became of a request id (`result`, `sending`, `held`, `pending`).
  * Components never build a path or a body's request id, and never choose between submit and resend.
  */
-import type { PhoneActionName, PhoneBody, PhoneRouteParams } from "@colliepwa/shared";
+import type { ActionReplyBody, PhoneActionName, PhoneBody, PhoneRouteParams } from "@colliepwa/shared";
 import { phonePath } from "@colliepwa/shared/routes";
+import type { Reply } from "./api.ts";
 import type { Outbox, PendingAction, SendResult } from "./outbox.ts";
 
 export type { PendingAction, SendResult } from "./outbox.ts";
@@ -38,6 +39,11 @@ export function newRequestId(): string {
 /** Whether a tap's outcome is unknown: no reply, or a 5xx (Collie or the agent could not say). */
 export function unsure(result: SendResult): boolean {
   return result.kind === "no-reply" || result.reply.status >= 500;
+}
+
+/** The reply of a tap whose outcome is known (done or refused), or null when it is unsure (`unsure`). */
+export function sureReply(result: SendResult): Reply<ActionReplyBody> | null {
+  return result.kind === "reply" && result.reply.status < 500 ? result.reply : null;
 }
 
 export class PhoneActions {
