@@ -133,7 +133,7 @@ function Reopen({ agent, session }: { agent: string; session: string }) {
     const result = await taps.tap(() => phone.actions.reopen({ agent }, { target: { kind: "pane", id: session } }));
     setBusy(false);
     if (result.kind === "no-reply" || unsure(result)) {
-      setProblem(STRINGS.historyNoAnswer);
+      setProblem(STRINGS.sendingNotConfirmed);
       return;
     }
     const { status, body } = result.reply;
