@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
-import { unsure, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
+import { sureReply, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
 import { usePhone, useRepeatUntilSure } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -59,12 +59,13 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
 
   /** What a reply came to: done, not sure (same request id on the next tap), or refused with its reason. */
   const settle = (result: SendResult): "done" | "unsure" | "refused" => {
-    if (result.kind === "reply" && result.reply.status >= 200 && result.reply.status < 300) return "done";
-    if (result.kind === "no-reply" || unsure(result)) {
+    const reply = sureReply(result);
+    if (!reply) {
       setProblem(STRINGS.sendingNotConfirmed);
       return "unsure";
     }
-    const reason = result.reply.body.reason;
+    if (reply.status >= 200 && reply.status < 300) return "done";
+    const reason = reply.body.reason;
     setProblem(typeof reason === "string" && reason ? reason : null);
     return "refused";
   };
