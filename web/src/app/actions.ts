@@ -11,15 +11,20 @@
  * - answers what became of a request id (`result`, `sending`, `held`, `pending`).
  * Components never build a path or a body's request id, and never choose between submit and resend.
  */
-import type { PhoneActionName, PhoneBody, PhoneRouteParams } from "@colliepwa/shared";
+import type { ActionReplyBody, PhoneActionName, PhoneBody, PhoneRouteParams } from "@colliepwa/shared";
 import { phonePath } from "@colliepwa/shared/routes";
+import type { Reply } from "./api.ts";
 import type { Outbox, PendingAction, SendResult } from "./outbox.ts";
 
 export type { PendingAction, SendResult } from "./outbox.ts";
 
-/** One tap: its request id, known before anything is sent, and what the send came to. */
+/** A request as the action layer built it: what the outbox saves, and sends again unchanged. */
+export type ActionRequest = Omit<PendingAction, "createdAt" | "attempts" | "held">;
+
+/** One tap: its request id, known before anything is sent, the request, and what the send came to. */
 export interface Tap {
   requestId: string;
+  request: ActionRequest;
   result: Promise<SendResult>;
 }
 
@@ -34,6 +39,11 @@ export function newRequestId(): string {
 /** Whether a tap's outcome is unknown: no reply, or a 5xx (Collie or the agent could not say). */
 export function unsure(result: SendResult): boolean {
   return result.kind === "no-reply" || result.reply.status >= 500;
+}
+
+/** The reply of a tap whose outcome is known (done or refused), or null when it is unsure (`unsure`). */
+export function sureReply(result: SendResult): Reply<ActionReplyBody> | null {
+  return result.kind === "reply" && result.reply.status < 500 ? result.reply : null;
 }
 
 export class PhoneActions {
@@ -82,28 +92,35 @@ export class PhoneActions {
     const p = params as Record<string, string | undefined>;
     const target = (body as { target?: { kind: string; id: string } }).target;
     const pane = p.pane ?? (target?.kind === "pane" ? target.id : undefined);
-    const result = this.#outbox.submit({
+    const request: ActionRequest = {
       requestId,
       kind: route,
       agent: p.agent ?? "",
       ...(pane !== undefined ? { pane } : {}),
       path: phonePath(route, params),
       body: full as PendingAction["body"],
-    });
-    return { requestId, result };
+    };
+    return { requestId, request, result: this.#submit(request) };
+  }
+
+  /** Saves and sends a request as it was built (a saved one may carry more: only the request goes). */
+  #submit(r: ActionRequest): Promise<SendResult> {
+    const { requestId, kind, agent, pane, path, body } = r;
+    return this.#outbox.submit({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
   }
 
   /**
    * Sends the request saved under this id again, unchanged (the same request id and body): the
    * outbox still holds it when no reply came; after a 5xx it let it go, so it is saved again first.
-   * An id this page never saw gets no reply.
+   * The outbox remembers only its newest settled actions: a caller that kept the request it started
+   * (`Tap.request`) passes it as `kept`, and it is sent from there when the outbox no longer has it.
+   * An id this page never saw (and no request kept for it) gets no reply.
    */
-  retry(requestId: string): Promise<SendResult> {
-    if (this.#outbox.pending.some((p) => p.requestId === requestId)) return this.#outbox.send(requestId);
-    const saved = this.#outbox.saved(requestId);
+  retry(requestId: string, kept?: ActionRequest): Promise<SendResult> {
+    if (this.isPending(requestId)) return this.#outbox.send(requestId);
+    const saved = this.#outbox.saved(requestId) ?? (kept?.requestId === requestId ? kept : undefined);
     if (!saved) return Promise.resolve({ kind: "no-reply" });
-    const { kind, agent, pane, path, body } = saved;
-    return this.#outbox.submit({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
+    return this.#submit(saved);
   }
 
   /** Lets an action go: a `Not sent` line whose text went back, a held send Collie delivered. */
@@ -150,26 +167,46 @@ export class PhoneActions {
 /**
  * A control whose next tap repeats a tap with an unknown outcome (P-14): `Close` or `Reopen` tapped
  * again after no answer (or a 5xx) sends the same request id again; once the outcome is known, the
- * next tap is a new request.
+ * next tap is a new request. A tap of something else (another title for `Rename`: another `key`)
+ * is a new request too, never the unsure one sent again, so what the user typed last is what is sent.
  */
 export class RepeatUntilSure {
   readonly #actions: PhoneActions;
-  #requestId: string | null = null;
+  /** The unsure tap: what it sends (`key`) and its request, to send again even once the outbox let it go. */
+  #kept: { key: string; request: ActionRequest } | null = null;
 
   constructor(actions: PhoneActions) {
     this.#actions = actions;
   }
 
-  /** Starts a new tap with `start`, or sends the unsure one again. */
-  async tap(start: () => Tap): Promise<SendResult> {
+  /**
+   * Starts a new tap with `start`, or sends the unsure one again when it was a tap of the same
+   * `key` (what the tap sends, e.g. the JSON of its body) and its outcome is still unknown.
+   */
+  tap(start: () => Tap): Promise<SendResult>;
+  tap(key: string, start: () => Tap): Promise<SendResult>;
+  async tap(a: string | (() => Tap), b?: () => Tap): Promise<SendResult> {
+    const [key, start] = typeof a === "string" ? [a, b!] : ["", a];
+    const kept = this.#kept;
     let result: SendResult;
-    if (this.#requestId !== null) result = await this.#actions.retry(this.#requestId);
-    else {
+    if (kept !== null && kept.key === key && this.#stillUnsure(kept.request.requestId)) {
+      result = await this.#actions.retry(kept.request.requestId, kept.request);
+    } else {
+      // Another title replaces the unsure one: let the old request go, so the outbox does not send
+      // it again after the new one and put the old title back.
+      if (kept !== null && this.#actions.isPending(kept.request.requestId)) await this.#actions.discard(kept.request.requestId);
       const t = start();
-      this.#requestId = t.requestId;
+      this.#kept = { key, request: t.request };
       result = await t.result;
     }
-    if (!unsure(result)) this.#requestId = null;
+    if (!unsure(result)) this.#kept = null;
     return result;
+  }
+
+  /** Whether nothing since says what became of this request id (an outbox resend may have settled it). */
+  #stillUnsure(requestId: string): boolean {
+    if (this.#actions.isPending(requestId)) return true;
+    const last = this.#actions.result(requestId);
+    return last === undefined || unsure(last);
   }
 }

@@ -86,6 +86,9 @@ export class Api {
       const text = await res.text();
       parsed = text ? JSON.parse(text) : {};
     } catch {
+      // A refusal is final whatever its body (a proxy's HTML 404 or 413): an empty error body, so
+      // the outbox lets it go. A 5xx or a 2xx that is not JSON says nothing sure: no reply.
+      if (res.status >= 400 && res.status < 500) return { status: res.status, body: {} as T };
       throw new NetworkError(`reply ${res.status} was not JSON`);
     }
     return { status: res.status, body: parsed as T };

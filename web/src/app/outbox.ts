@@ -118,16 +118,27 @@ export class Outbox {
   }
 
   /**
-   * Saves, then sends an action. Nothing the page sees changes before the action is saved: it
-   * shows in `pending` from then on (so a caller can note its request id first).
+   * Saves, then sends an action. It is kept in memory at once (so a retry finds it), and shows in
+   * `pending` once the save is done (so a caller can note its request id first). When the save
+   * fails (private mode, a full disk) it is still sent, and kept in memory to be sent again: only a
+   * reload loses it then, never the tap itself.
    */
   async submit(a: Omit<PendingAction, "createdAt" | "attempts">): Promise<SendResult> {
     const action: PendingAction = { ...a, createdAt: this.#now(), attempts: 0 };
-    await this.#storage.put(action);
-    this.#pending = [...this.#pending.filter((p) => p.requestId !== action.requestId), action];
     this.#keep(action);
+    await this.#save(action);
+    this.#pending = [...this.#pending.filter((p) => p.requestId !== action.requestId), action];
     this.#notify();
     return this.send(action.requestId);
+  }
+
+  /** Writes an action to storage; a failed write leaves it in memory only (it is still sent and resent). */
+  async #save(action: PendingAction): Promise<void> {
+    try {
+      await this.#storage.put(action);
+    } catch {
+      // Storage refused (private mode, quota): the action lives on in memory for this page.
+    }
   }
 
   #keep(action: PendingAction): void {
@@ -154,7 +165,7 @@ export class Outbox {
           // Collie holds the message for an agent that is away (D-5). The phone keeps its line until
           // Collie says what the agent made of it (`held-outcome`, or a replay on a later resend).
           action.held = true;
-          await this.#storage.put(action);
+          await this.#save(action);
           return { kind: "reply", reply };
         }
         // 202 {held: true} for an answer: Collie holds it until the ask is open again; it is Collie's now.
@@ -162,7 +173,7 @@ export class Outbox {
         return { kind: "reply", reply };
       } catch (err) {
         if (err instanceof NetworkError) {
-          await this.#storage.put(action);
+          await this.#save(action);
           this.#results.set(requestId, { kind: "no-reply" });
           return { kind: "no-reply" };
         }
@@ -189,7 +200,11 @@ export class Outbox {
 
   async #forget(requestId: string): Promise<void> {
     this.#pending = this.#pending.filter((p) => p.requestId !== requestId);
-    await this.#storage.delete(requestId);
+    try {
+      await this.#storage.delete(requestId);
+    } catch {
+      // Left in storage: a later page sends it again, and its request id keeps it to one run.
+    }
     this.#notify();
   }
 

@@ -1,5 +1,5 @@
 /** React's view of the phone: one context and hooks over the plain classes. */
-import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { RepeatUntilSure, type PhoneActions } from "./actions.ts";
 import type { Phone } from "./phone.ts";
 import { Reader } from "./reads.ts";
@@ -21,10 +21,9 @@ export function usePhoneState(): PhoneState {
 /** The action layer (actions.ts); re-renders when what it knows changes (pending actions, results). */
 export function useActions(): PhoneActions {
   const phone = usePhone();
-  useSyncExternalStore(
-    (fn) => phone.actions.subscribe(fn),
-    () => phone.actions.version,
-  );
+  // One subscribe per phone: a new function each render would make React unsubscribe and subscribe again.
+  const subscribe = useCallback((fn: () => void) => phone.actions.subscribe(fn), [phone]);
+  useSyncExternalStore(subscribe, () => phone.actions.version);
   return phone.actions;
 }
 

@@ -146,3 +146,74 @@ describe("RepeatUntilSure", () => {
     expect(sent[0]!.body.requestId).not.toBe(sent[1]!.body.requestId);
   });
 });
+
+describe("RepeatUntilSure: a tap of something else", () => {
+  it("a new title after an unsure rename is a new request with the new title, and the old one is let go", async () => {
+    const { sent, actions } = rig(["network", 200]);
+    const repeat = new RepeatUntilSure(actions);
+    const rename = (title: string) => () => actions.rename({ agent: "desk" }, { target: { kind: "pane", id: "p1" }, title });
+    expect((await repeat.tap(JSON.stringify({ title: "Old" }), rename("Old"))).kind).toBe("no-reply");
+    const second = await repeat.tap(JSON.stringify({ title: "New" }), rename("New"));
+    expect(second.kind === "reply" && second.reply.status).toBe(200);
+    expect(sent.map((s) => s.body.title)).toEqual(["Old", "New"]);
+    expect(sent[1]!.body.requestId).not.toBe(sent[0]!.body.requestId);
+    expect(actions.isPending(sent[0]!.body.requestId as string)).toBe(false); // no later resend of the old title
+  });
+
+  it("the same key after an unsure tap sends the same request again", async () => {
+    const { sent, actions } = rig(["network", 200]);
+    const repeat = new RepeatUntilSure(actions);
+    const rename = () => actions.rename({ agent: "desk" }, { target: { kind: "pane", id: "p1" }, title: "Same" });
+    await repeat.tap("k", rename);
+    await repeat.tap("k", rename);
+    expect(sent.map((s) => s.body.requestId)).toEqual([sent[0]!.body.requestId, sent[0]!.body.requestId]);
+  });
+
+  it("once the outbox's own resend settled the kept tap, the next tap is new", async () => {
+    const { sent, actions, outbox } = rig(["network", 200, 200]);
+    const repeat = new RepeatUntilSure(actions);
+    let started = 0;
+    const start = () => {
+      started++;
+      return actions.close({ agent: "desk" }, { target: { kind: "pane", id: "p1" } });
+    };
+    await repeat.tap(start);
+    await outbox.flush(); // the reconnect sent it again: 200
+    await repeat.tap(start);
+    expect(started).toBe(2);
+    expect(sent).toHaveLength(3);
+    expect(sent[2]!.body.requestId).not.toBe(sent[0]!.body.requestId);
+  });
+});
+
+describe("RepeatUntilSure after the outbox let the request go", () => {
+  it("an unsure tap pushed out of the outbox's memory by 200 later actions is sent again as it was, same id", async () => {
+    const { sent, actions } = rig([503, 200]);
+    const repeat = new RepeatUntilSure(actions);
+    let started = 0;
+    const start = () => {
+      started++;
+      return actions.reopen({ agent: "desk" }, { target: { kind: "pane", id: "old-1" } });
+    };
+    const first = await repeat.tap(start);
+    expect(unsure(first)).toBe(true);
+    const id = sent[0]!.body.requestId as string;
+    await Promise.all(Array.from({ length: 201 }, (_, n) => actions.stop({ agent: "desk", pane: `p${n}` }, { turnId: null }).result));
+    expect(await actions.retry(id)).toEqual({ kind: "no-reply" }); // the outbox alone no longer knows it
+    const again = await repeat.tap(start);
+    expect(again.kind === "reply" && again.reply.status).toBe(200);
+    expect(started).toBe(1);
+    const last = sent[sent.length - 1]!;
+    expect(last.path).toBe("/api/agents/desk/reopen");
+    expect(last.body).toEqual(sent[0]!.body);
+  });
+
+  it("retry with the kept request of another id sends nothing", async () => {
+    const { sent, actions } = rig([200]);
+    const tap = actions.close({ agent: "desk" }, { target: { kind: "pane", id: "p1" } });
+    await tap.result;
+    sent.length = 0;
+    expect(await actions.retry("other-id", tap.request)).toEqual({ kind: "no-reply" });
+    expect(sent).toEqual([]);
+  });
+});

@@ -66,3 +66,30 @@ describe("Outbox", () => {
     expect(seen.length).toBe(1);
   });
 });
+
+describe("Outbox when storage refuses (private mode, a full disk)", () => {
+  const refusing = () => {
+    const inner = memoryOutboxStorage();
+    return { ...inner, put: async () => Promise.reject(new DOMException("quota", "QuotaExceededError")), delete: async () => Promise.reject(new Error("no")) };
+  };
+
+  it("still sends the action, keeps it in memory after no reply, and sends it again with the same id", async () => {
+    const seen: { requestId: string; text?: string }[] = [];
+    const outbox = new Outbox(new Api("", fakeFetch(["fail", 200], seen)), refusing());
+    const first = await outbox.submit({ requestId: "q-1", kind: "steer", agent: "desk", pane: "p", path: "/steer", body: { requestId: "q-1", text: "shorter" } });
+    expect(first).toEqual({ kind: "no-reply" });
+    expect(outbox.pending.map((p) => p.body.text)).toEqual(["shorter"]);
+    const again = await outbox.send("q-1");
+    expect(again.kind).toBe("reply");
+    expect(seen).toEqual([{ requestId: "q-1", text: "shorter" }, { requestId: "q-1", text: "shorter" }]);
+    expect(outbox.pending).toEqual([]);
+  });
+
+  it("a reply still settles it", async () => {
+    const outbox = new Outbox(new Api("", fakeFetch([200], [])), refusing());
+    const r = await outbox.submit({ requestId: "q-2", kind: "send", agent: "desk", pane: "p", path: "/send", body: { requestId: "q-2", text: "hi" } });
+    expect(r.kind === "reply" && r.reply.status).toBe(200);
+    expect(outbox.pending).toEqual([]);
+    expect(outbox.saved("q-2")?.body.text).toBe("hi");
+  });
+});

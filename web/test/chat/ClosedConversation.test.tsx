@@ -114,3 +114,17 @@ describe("closed conversation (P-6)", () => {
     expect(screen.getByText(STRINGS.historyFailed)).toBeTruthy();
   });
 });
+
+describe("Reopen with an unknown outcome (docs/decisions.md)", () => {
+  for (const [name, reply] of [["no reply", "network"], ["a 503", { status: 503, body: { error: "agent-unreachable", message: "x" } }]] as const) {
+    test(`${name} reads \`Sending, not confirmed\`, as the chat's menu does`, async () => {
+      const h = await startPhone({ routes: [on("GET", ITEMS, { status: 200, body: { items: [item(1)] } }), on("POST", REOPEN, reply)] });
+      await openClosed(h);
+      await act(async () => {
+        fireEvent.click(screen.getByRole("button", { name: STRINGS.reopen }));
+      });
+      expect(screen.getByRole("status").textContent).toBe(STRINGS.sendingNotConfirmed);
+      expect(screen.queryByText(STRINGS.historyNoAnswer)).toBeNull();
+    });
+  }
+});

@@ -421,3 +421,29 @@ describe("agent text is text (X-2)", () => {
     expect(container.querySelector("img, script, i, u")).toBeNull();
   });
 });
+
+describe("a reopen with an unknown outcome (P-14, docs/decisions.md)", () => {
+  for (const [name, first] of [["no reply", "network"], ["a 504", { status: 504, body: { error: "agent-unreachable", message: "x" } }]] as const) {
+    test(`${name}: \`Sending, not confirmed\`, and the next tap sends the same request id`, async () => {
+      let n = 0;
+      const h = await startPhone({
+        routes: [
+          on("GET", HISTORY, page([historyRow({ id: "c1" })])),
+          on("POST", REOPEN, () => (n++ === 0 ? first : { status: 200, body: { ok: true, paneId: "p-new" } })),
+        ],
+      });
+      await home(h);
+      await act(async () => {
+        fireEvent.click(screen.getByRole("button", { name: /^Reopen/ }));
+      });
+      expect(within(closedGroup()!).getByRole("status").textContent).toBe(STRINGS.sendingNotConfirmed);
+      await act(async () => {
+        fireEvent.click(screen.getByRole("button", { name: /^Reopen/ }));
+      });
+      const ids = h.callsTo(REOPEN, "POST").map((c) => c.body!.requestId);
+      expect(ids).toHaveLength(2);
+      expect(ids[1]).toBe(ids[0]);
+      await waitFor(() => expect(location.hash).toBe(href({ name: "chat", agent: "desk", pane: "p-new" })));
+    });
+  }
+});

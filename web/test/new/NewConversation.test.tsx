@@ -135,3 +135,29 @@ describe("New conversation (P-25)", () => {
     expect(location.hash).toBe("#/agent/desk/new");
   });
 });
+
+describe("a starter tap with an unknown outcome (P-14, docs/decisions.md)", () => {
+  for (const [name, first] of [["no reply", "network"], ["a 503", { status: 503, body: { error: "agent-unreachable", message: "x" } }]] as const) {
+    test(`${name}: \`Sending, not confirmed\`, and the next tap sends the same request id (one conversation)`, async () => {
+      let n = 0;
+      const h = await startPhone({
+        routes: [
+          on("GET", STARTERS, { status: 200, body: { starters: [{ id: "s", title: "Start" }] } }),
+          on("POST", "/api/agents/desk/starters/s", () => (n++ === 0 ? first : { status: 200, body: { ok: true, paneId: "p-9" } })),
+        ],
+      });
+      await page(h);
+      await act(async () => {
+        fireEvent.click(screen.getByRole("button", { name: /Start/ }));
+      });
+      expect(screen.getByRole("status").textContent).toBe(STRINGS.sendingNotConfirmed);
+      await act(async () => {
+        fireEvent.click(screen.getByRole("button", { name: /Start/ }));
+      });
+      const ids = h.callsTo("/api/agents/desk/starters/s", "POST").map((c) => c.body!.requestId);
+      expect(ids).toHaveLength(2);
+      expect(ids[1]).toBe(ids[0]);
+      expect(location.hash).toBe(href({ name: "chat", agent: "desk", pane: "p-9" }));
+    });
+  }
+});

@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
-import { unsure, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
+import { sureReply, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
 import { usePhone, useRepeatUntilSure } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -59,27 +59,29 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
 
   /** What a reply came to: done, not sure (same request id on the next tap), or refused with its reason. */
   const settle = (result: SendResult): "done" | "unsure" | "refused" => {
-    if (result.kind === "reply" && result.reply.status >= 200 && result.reply.status < 300) return "done";
-    if (result.kind === "no-reply" || unsure(result)) {
+    const reply = sureReply(result);
+    if (!reply) {
       setProblem(STRINGS.sendingNotConfirmed);
       return "unsure";
     }
-    const reason = result.reply.body.reason;
+    if (reply.status >= 200 && reply.status < 300) return "done";
+    const reason = reply.body.reason;
     setProblem(typeof reason === "string" && reason ? reason : null);
     return "refused";
   };
 
   const target = { kind: "pane", id: pane } as const;
-  const run = async (taps: RepeatUntilSure, start: () => Tap) => {
+  /** `key` is what the tap sends: a tap that sends something else (a new title) is a new request. */
+  const run = async (taps: RepeatUntilSure, key: string, start: () => Tap) => {
     setBusy(true);
     setProblem(null);
-    const result = await taps.tap(start);
+    const result = await taps.tap(key, start);
     setBusy(false);
     return settle(result);
   };
 
   const close = async () => {
-    if ((await run(closeTaps, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
+    if ((await run(closeTaps, pane, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
   };
 
   const rename = async () => {
@@ -89,7 +91,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
       setOpen(false);
       return;
     }
-    if ((await run(renameTaps, () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
+    if ((await run(renameTaps, JSON.stringify({ pane, title: t }), () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
       setStep("menu");
       setOpen(false);
     }

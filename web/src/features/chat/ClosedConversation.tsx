@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import { STRINGS } from "@colliepwa/shared";
-import { unsure } from "../../app/actions.ts";
+import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
@@ -132,11 +132,12 @@ function Reopen({ agent, session }: { agent: string; session: string }) {
     setProblem(null);
     const result = await taps.tap(() => phone.actions.reopen({ agent }, { target: { kind: "pane", id: session } }));
     setBusy(false);
-    if (result.kind === "no-reply" || unsure(result)) {
-      setProblem(STRINGS.historyNoAnswer);
+    const reply = sureReply(result);
+    if (!reply) {
+      setProblem(STRINGS.sendingNotConfirmed);
       return;
     }
-    const { status, body } = result.reply;
+    const { status, body } = reply;
     if (status >= 200 && status < 300) {
       if (typeof body.paneId === "string" && body.paneId) go({ name: "chat", agent, pane: body.paneId });
       else go({ name: "home", agent });

@@ -6,7 +6,8 @@
  */
 import { useEffect, useMemo, useState } from "react";
 import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } from "@colliepwa/shared";
-import { usePhone, usePhoneState, useRead } from "../../app/react.ts";
+import { sureReply } from "../../app/actions.ts";
+import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
 import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
@@ -191,28 +192,31 @@ type ReopenState = { kind: "idle" } | { kind: "sending" } | { kind: "failed"; te
 function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: HistoryRow; now: number; canReopen: boolean }) {
   const phone = usePhone();
   const [reopen, setReopen] = useState<ReopenState>({ kind: "idle" });
+  /** A reopen whose outcome is unknown (no reply, a 5xx): the next tap sends its request id again (P-14). */
+  const taps = useRepeatUntilSure();
   const time = closedRowTime(row);
 
   const onReopen = async () => {
     if (reopen.kind === "sending") return;
     setReopen({ kind: "sending" });
     try {
-      // A new request id per tap (P-14).
-      const result = await phone.actions.reopen({ agent }, { target: { kind: "pane", id: row.id } }).result;
-      if (result.kind === "no-reply") {
-        setReopen({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
+      // A new request id per tap once the last one's outcome is known; the same one until then (P-14).
+      const result = await taps.tap(() => phone.actions.reopen({ agent }, { target: { kind: "pane", id: row.id } }));
+      const reply = sureReply(result);
+      if (!reply) {
+        setReopen({ kind: "failed", text: STRINGS.sendingNotConfirmed });
         return;
       }
-      const pane = openedPane(result.reply.status, result.reply.body);
+      const pane = openedPane(reply.status, reply.body);
       if (pane !== null) {
         go({ name: "chat", agent, pane });
         return;
       }
-      if (result.reply.status === 200 || result.reply.status === 202) {
+      if (reply.status === 200 || reply.status === 202) {
         setReopen({ kind: "idle" }); // reopened; the row leaves Closed when the conversation opens
         return;
       }
-      setReopen({ kind: "failed", text: refusalReason(result.reply.body) ?? "Not reopened. Try again." });
+      setReopen({ kind: "failed", text: refusalReason(reply.body) ?? "Not reopened. Try again." });
     } catch {
       setReopen({ kind: "failed", text: "Not reopened. Try again." });
     }

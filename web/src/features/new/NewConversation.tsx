@@ -1,12 +1,14 @@
 /**
  * The agent's New page (P-25): titled `New conversation`, it lists the agent's starters. A starter
  * takes no folder and no text (the agent decides where it works); a tap is `phone.actions.starter`
- * (a fresh request id through the outbox, P-14) and goes to the conversation it opened. No agent, shell or
+ * (a fresh request id through the outbox, P-14; the same one again after no reply or a 5xx) and goes
+ * to the conversation it opened. No agent, shell or
  * command of the machine is offered. Agent text is rendered as text (X-2).
  */
 import { useEffect, useState, type ReactNode } from "react";
 import { STRINGS, type Starter } from "@colliepwa/shared";
-import { usePhone, usePhoneState, useRead } from "../../app/react.ts";
+import { sureReply } from "../../app/actions.ts";
+import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { openedPane, refusalReason } from "../home/home.ts";
 import { startersNote, startersOf } from "./new.ts";
@@ -97,17 +99,21 @@ type Tap = { kind: "idle" } | { kind: "sending" } | { kind: "failed"; text: stri
 function StarterRow({ agent, starter }: { agent: string; starter: Starter }) {
   const phone = usePhone();
   const [tap, setTap] = useState<Tap>({ kind: "idle" });
+  /** A tap whose outcome is unknown (no reply, a 5xx): the next tap sends its request id again (P-14). */
+  const taps = useRepeatUntilSure();
 
   const onTap = async () => {
     if (tap.kind === "sending") return;
     setTap({ kind: "sending" });
     try {
-      const result = await phone.actions.starter({ agent, starter: starter.id }).result; // a new request id per tap (P-14)
-      if (result.kind === "no-reply") {
-        setTap({ kind: "failed", text: "No answer yet. Collie sends it again when the connection is back." });
+      // A new request id per tap once the last one's outcome is known; the same one until then (P-14).
+      const result = await taps.tap(() => phone.actions.starter({ agent, starter: starter.id }));
+      const reply = sureReply(result);
+      if (!reply) {
+        setTap({ kind: "failed", text: STRINGS.sendingNotConfirmed });
         return;
       }
-      const { status, body } = result.reply;
+      const { status, body } = reply;
       const pane = openedPane(status, body);
       if (pane !== null) return go({ name: "chat", agent, pane });
       if (status === 200) return go({ name: "home", agent }); // opened, but the agent named no pane
