@@ -221,8 +221,13 @@ export class AgentGateway {
           (reply) => {
             const code = (reply.body as { error?: unknown } | null)?.error;
             if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
-            this.#held.release(held.requestId);
-            this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
+            // The outcome first: its decision's draft is on the held answer's row, which the
+            // release deletes.
+            try {
+              this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
+            } finally {
+              this.#held.release(held.requestId);
+            }
           },
           () => {
             // unreachable again: keep holding; the next page after reconnecting retries
