@@ -133,6 +133,9 @@ export class AgentGateway {
         if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
         throw err;
       }
+      // A retry of an answer held before (202) that the agent took now: the held answer (and its
+      // decision's draft) goes, or its delivery would be a replay leaving the decision again.
+      if (reply.status === 200) this.#held.release(body.requestId);
       // An agent that answers `409 ask-not-open` was reached: it is not holding's case (D-5). The
       // phone shows P-15's `Not taken. The question may come back in a moment.` and the user taps
       // again once the restarted agent raises the ask.
