@@ -166,7 +166,7 @@ export class Daemon {
         action: delivery.action, agent, pane: delivery.pane, requestId, device: HELD_BY_COLLIE, status: outcome.status,
         outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
       });
-      const settled = decisions.settle(requestId, outcome.status === 200);
+      const settled = decisions.settle(requestId, outcome.status === 200, outcome.body.replayed === true);
       if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
     }, redact ? { mask } : {});
     // A member's asks push to this lead's phones under this lead's limits, once per machine, agent

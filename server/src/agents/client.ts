@@ -82,9 +82,14 @@ export class AgentClient {
     }
     return new Promise<AgentReply>((resolve, reject) => {
       let settled = false;
+      // Whatever ends the request lets go of the timer and of the caller's signal: the signal can
+      // be long-lived (a connection's stop), and a failure after the reply started (too large, cut
+      // off) gets no request error to clean up after it.
       const fail = (why: string) => {
         if (settled) return;
         settled = true;
+        clearTimeout(deadline);
+        signal?.removeEventListener("abort", onAbort);
         req.destroy();
         reject(new AgentUnreachable(why));
       };

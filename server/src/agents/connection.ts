@@ -5,7 +5,7 @@
  * table; a cursor of the same agent instance resumes without loss, another instance resyncs.
  */
 import { lstatSync } from "node:fs";
-import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello } from "@colliepwa/durable-sdk/wire";
+import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello, type ReadOptions } from "@colliepwa/durable-sdk/wire";
 import type { AgentState, AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
 import { agentReads, type Mask } from "./gateway.ts";
@@ -57,6 +57,8 @@ export class AgentConnection {
   /** The row as last published, so an unchanged row is not sent again. */
   #published = "";
   readonly #opts: ConnectionOptions;
+  /** How every reply of the agent is read (cut, and masked with the options' mask): set once. */
+  readonly #reads: ReadOptions;
   readonly #stop = new AbortController();
   #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -69,6 +71,7 @@ export class AgentConnection {
 
   constructor(opts: ConnectionOptions) {
     this.#opts = opts;
+    this.#reads = agentReads(opts.mask);
     this.name = opts.name;
     this.client = new AgentClient(opts.endpoint, COLLIE_WIRE_VERSIONS);
     this.mirror = new AgentMirror(opts.name, (change) => {
@@ -135,7 +138,7 @@ export class AgentConnection {
         try {
           const reply = await this.client.get(`${this.prefix}${routePath("pane", { pane: paneId })}`, VIEW_READ_TIMEOUT_MS, this.#stop.signal);
           if (reply.status !== 200) return;
-          const view = parsePaneView(reply.body, agentReads(this.#opts.mask));
+          const view = parsePaneView(reply.body, this.#reads);
           if (!view.ok || view.value.pane.id !== paneId) {
             if (!view.ok) this.#opts.log(`agent ${this.name}: malformed view of a pane: ${view.error}`);
             return;
@@ -220,7 +223,7 @@ export class AgentConnection {
     if (this.#opts.endpoint.kind === "socket") checkSocketOwner(this.#opts.endpoint.path);
     const reply = await this.client.get("/durable/hello", HELLO_TIMEOUT_MS, this.#stop.signal);
     if (reply.status !== 200) throw new AgentUnreachable(`hello answered ${reply.status}${errorCode(reply.body)}`);
-    const hello = parseHello(reply.body, agentReads(this.#opts.mask));
+    const hello = parseHello(reply.body, this.#reads);
     if (!hello.ok) throw new MalformedReply(`malformed hello: ${hello.error}`);
     this.#hello = hello.value;
     const common = hello.value.wire.filter((v) => COLLIE_WIRE_VERSIONS.includes(v));
@@ -245,7 +248,7 @@ export class AgentConnection {
       const q = `${this.#cursor === null ? "wait=0" : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`}&viewItems=${MIRROR_TAIL_ITEMS}`;
       const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
       if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
-      const page = parseEventsPage(reply.body, agentReads(this.#opts.mask));
+      const page = parseEventsPage(reply.body, this.#reads);
       if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
       for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
       if (page.value.reset) this.#seq = 0;

@@ -133,6 +133,9 @@ export class AgentGateway {
         if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
         throw err;
       }
+      // A retry of an answer held before (202) that the agent took now: the held answer (and its
+      // decision's draft) goes, or its delivery would be a replay leaving the decision again.
+      if (reply.status === 200) this.#held.release(body.requestId);
       // An agent that answers `409 ask-not-open` was reached: it is not holding's case (D-5). The
       // phone shows P-15's `Not taken. The question may come back in a moment.` and the user taps
       // again once the restarted agent raises the ask.
@@ -221,8 +224,13 @@ export class AgentGateway {
           (reply) => {
             const code = (reply.body as { error?: unknown } | null)?.error;
             if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
-            this.#held.release(held.requestId);
-            this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
+            // The outcome first: its decision's draft is on the held answer's row, which the
+            // release deletes.
+            try {
+              this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
+            } finally {
+              this.#held.release(held.requestId);
+            }
           },
           () => {
             // unreachable again: keep holding; the next page after reconnecting retries

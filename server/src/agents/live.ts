@@ -51,7 +51,8 @@ export class LiveHub {
         this.#head = 0;
       }
     }
-    // One chat key and one JSON text per message, however many phones get it.
+    // Items and views go to phones that show that chat; everything else to every phone. One chat
+    // key and one JSON text per message, however many phones get it.
     const key = numbered.type === "item" || numbered.type === "view" ? `${numbered.agent}\n${numbered.paneId}` : null;
     let text: string | undefined;
     for (const client of this.#clients) {
@@ -95,10 +96,4 @@ export class LiveHub {
   get clients(): number {
     return this.#clients.size;
   }
-}
-
-/** Items and views go to phones that show that chat; everything else to every phone. */
-export function wants(client: LiveClient, m: LiveMessage): boolean {
-  if (m.type === "item" || m.type === "view") return client.watching.has(`${m.agent}\n${m.paneId}`);
-  return true;
 }

@@ -8,9 +8,9 @@
  * crew protocol is drawn Version mismatch. The loop retries on a fixed delay table (STYLE 6).
  */
 import WebSocket from "ws";
-import type { AgentState, AgentSummary, Conversation, LiveMessage } from "@colliepwa/shared";
+import type { AgentState, AgentSummary, Conversation, LiveMessage, Snapshot } from "@colliepwa/shared";
 import { PHONE_ROUTES } from "@colliepwa/shared";
-import type { Ask } from "@colliepwa/durable-sdk/wire";
+import type { Ask, Caps } from "@colliepwa/durable-sdk/wire";
 import { AgentClient, AgentUnreachable, type AgentReply } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
 import { RETRY_DELAYS_MS } from "../agents/connection.ts";
@@ -22,6 +22,12 @@ import { CREW_HELLO_PATH, CREW_PROTOCOL_VERSION } from "./protocol.ts";
 export function crewKey(agent: string, member: string): string {
   return `${agent}@${member}`;
 }
+
+const AGENT_STATES: readonly AgentState[] = ["starting", "ready", "unreachable", "version-mismatch"];
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0;
+/** A member's conversation is passed on whole; it needs at least its agent and id to be kept. */
+const isConversation = (c: unknown): c is Conversation => isRecord(c) && typeof c.agent === "string" && typeof c.id === "string";
 
 const HELLO_TIMEOUT_MS = 5_000;
 /** A member that answers no ping within this long is taken as gone (a half-open connection). */
@@ -215,15 +221,14 @@ export class CrewMember {
     const publish = this.#events.publish;
     switch (m.type) {
       case "snapshot": {
-        const snap = m.snapshot;
-        // A member that is itself a lead passes on only its own agents: crews do not chain.
-        const agents = snap.agents.filter((a) => a.machine === null);
+        const snap = m.snapshot as Partial<Snapshot> | null;
+        const agents = (Array.isArray(snap?.agents) ? snap.agents : []).map((a) => this.#checkRow(a)).filter((a) => a !== null);
         const names = new Set(agents.map((a) => a.name));
         this.#agents.clear();
         for (const a of agents) this.#agents.set(a.name, a);
         const seen = new Set<string>();
-        for (const c of snap.conversations) {
-          if (!names.has(c.agent)) continue;
+        for (const c of Array.isArray(snap?.conversations) ? snap.conversations : []) {
+          if (!isConversation(c) || !names.has(c.agent)) continue;
           const k = `${c.agent}\n${c.id}`;
           seen.add(k);
           this.#conversations.set(k, c);
@@ -244,18 +249,20 @@ export class CrewMember {
         this.#events.connected(this);
         return;
       }
-      case "agent":
-        if (m.agent.machine !== null) return;
-        this.#agents.set(m.agent.name, m.agent);
+      case "agent": {
+        const row = this.#checkRow(m.agent);
+        if (!row) return;
+        this.#agents.set(row.name, row);
         this.#publishRows();
         return;
+      }
       case "agent-removed":
         this.#agents.delete(m.name);
         for (const [k, c] of [...this.#conversations]) if (c.agent === m.name) this.#conversations.delete(k);
         this.#publishRows();
         return;
       case "conversation":
-        if (!this.#agents.has(m.conversation.agent)) return;
+        if (!isConversation(m.conversation) || !this.#agents.has(m.conversation.agent)) return;
         this.#conversations.set(`${m.conversation.agent}\n${m.conversation.id}`, m.conversation);
         publish({ type: "conversation", conversation: { ...m.conversation, agent: this.key(m.conversation.agent) } });
         return;
@@ -293,6 +300,34 @@ export class CrewMember {
   /** The pane title the member last sent, for a push (U-2). */
   paneTitle(agent: string, pane: string): string {
     return this.#conversations.get(`${agent}\n${pane}`)?.title ?? "";
+  }
+
+  /**
+   * A row from the member's WebSocket, rebuilt field by field: the member's JSON is not checked
+   * anywhere else, and the lead's own replies (`/api/snapshot`, `/api/agents`) are serialized
+   * with the agent row's schema, so one odd row (a field missing, a count that is text) would
+   * make the lead's snapshot fail. A row without a name is dropped; any other field that is not
+   * what it should be gets its "unknown" value. A row with a machine is dropped too: a member
+   * that is itself a lead passes on only its own agents (crews do not chain).
+   */
+  #checkRow(a: unknown): AgentSummary | null {
+    if (!isRecord(a) || typeof a.name !== "string" || a.name === "" || a.machine !== null) return null;
+    const wire = isRecord(a.wire) ? a.wire : {};
+    const counts = isRecord(a.counts) ? a.counts : {};
+    const row: AgentSummary = {
+      name: a.name,
+      state: AGENT_STATES.includes(a.state as AgentState) ? (a.state as AgentState) : "unreachable",
+      reach: a.reach === "local" || a.reach === "remote" ? a.reach : this.client.reach,
+      runtime: typeof a.runtime === "string" ? a.runtime : null,
+      selfName: typeof a.selfName === "string" ? a.selfName : null,
+      machine: null,
+      caps: isRecord(a.caps) ? (a.caps as unknown as Caps) : null,
+      wire: { agent: isCount(wire.agent) ? wire.agent : null, collie: isCount(wire.collie) ? wire.collie : 0 },
+      counts: { open: isCount(counts.open) ? counts.open : 0, waiting: isCount(counts.waiting) ? counts.waiting : 0 },
+    };
+    if (isCount(a.notShown)) row.notShown = a.notShown;
+    if (typeof a.problem === "string") row.problem = a.problem;
+    return row;
   }
 
   /** A member's agent row in the lead's terms: its crew key, the member's name, and the member's state. */

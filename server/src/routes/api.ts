@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { AnswerRequest, ConversationsPage, Snapshot } from "@colliepwa/shared";
+import type { AgentSummary, AnswerRequest, ConversationsPage, Snapshot } from "@colliepwa/shared";
 import { CONVERSATIONS_PAGE_MAX, PHONE_SCHEMA_MESSAGES, SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
 import type { AgentManager } from "../agents/manager.ts";
@@ -47,12 +47,17 @@ export interface ApiDeps {
 export { CONVERSATIONS_PAGE_MAX, SNAPSHOT_CONVERSATIONS_PER_AGENT };
 const PAGE_WORDS = PHONE_SCHEMA_MESSAGES.conversations!.querystring!;
 
+/** Every agent's row: this machine's, then its crew members' (C-1). */
+function agentList(deps: ApiDeps, own = deps.agents.summaries()): AgentSummary[] {
+  return [...own, ...(deps.crew?.summaries() ?? [])];
+}
+
 export function snapshot(deps: ApiDeps): Snapshot {
   const agents = deps.agents.summaries();
   return {
     seq: deps.live.seq,
     collie: { version: COLLIE_VERSION, wire: COLLIE_WIRE_VERSION },
-    agents: [...agents, ...(deps.crew?.summaries() ?? [])],
+    agents: agentList(deps, agents),
     conversations: [
       ...agents.flatMap((a) => deps.agents.conversationsPage(a.name, 0, SNAPSHOT_CONVERSATIONS_PER_AGENT)?.conversations ?? []),
       ...(deps.crew?.conversations() ?? []),
@@ -64,7 +69,7 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(PHONE_ROUTES.health.path, { ...PUBLIC, ...phoneSchema("health") }, async () => ({ ok: true as const }));
   app.get(PHONE_ROUTES.snapshot.path, { ...DEVICE, ...phoneSchema("snapshot") }, async () => snapshot(deps));
-  app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: snapshot(deps).agents }));
+  app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: agentList(deps) }));
 
   // A crew member's agent (C-1) is read through the member's own phone API.
   const crewRead = async (req: { params: { agent: string }; url: string; routeOptions: { url?: string } }) => {

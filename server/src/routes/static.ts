@@ -162,14 +162,37 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
   // - on a precompressed copy it sets the type from its own MIME table after setHeaders ran
   //   (`application/javascript` for a script), so our table's type is set again;
   // - with `preCompressed` it marks every file `Vary: Accept-Encoding`, while only a file with a
-  //   copy beside it varies: a file without one (an icon) goes out the same to every browser.
+  //   copy beside it varies: a file without one (an icon) goes out the same to every browser, so
+  //   its `accept-encoding` token goes (any other token set for the reply stays). A reply with a
+  //   `Content-Encoding` is a copy: no need to look for one.
   app.addHook("onSend", async (req, reply, payload) => {
     const c = chosen.get(req);
     if (!c?.sent) return payload;
     reply.header("content-type", contentType(c.rel));
-    if (reply.hasHeader("vary") && !(await hasCopies(c.file))) reply.removeHeader("vary");
+    if (reply.hasHeader("vary") && !reply.hasHeader("content-encoding") && !(await copies(c.file))) {
+      const vary = reply.getHeader("vary");
+      const rest = (Array.isArray(vary) ? vary.join(",") : String(vary)).split(",").map((t) => t.trim())
+        .filter((t) => t !== "" && t.toLowerCase() !== "accept-encoding");
+      if (rest.length > 0) reply.header("vary", rest.join(", "));
+      else reply.removeHeader("vary");
+    }
     return payload;
   });
+
+  /**
+   * Whether a file of the build has a precompressed copy, looked up once per file: the build does
+   * not change under a running Collie (a new build comes with a restart or a new dist directory,
+   * and the absolute path is the key).
+   */
+  const withCopies = new Map<string, boolean>();
+  const copies = async (file: string): Promise<boolean> => {
+    let has = withCopies.get(file);
+    if (has === undefined) {
+      has = await hasCopies(file);
+      withCopies.set(file, has);
+    }
+    return has;
+  };
 
   const send = (req: FastifyRequest, reply: FastifyReply, file: string, rel: string) => {
     // @fastify/static picks the copy from Accept-Encoding by its own reading, which takes `*` as
@@ -179,6 +202,12 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
       const ok = acceptedEncodings(req.headers["accept-encoding"]);
       req.headers["accept-encoding"] = ENCODINGS.filter((e) => ok.has(e.encoding)).map((e) => e.encoding).join(", ") || "identity";
     }
+    // The app's files were always sent whole whatever the preconditions (If-None-Match's 304
+    // aside); @fastify/send now answers If-Match and If-Unmodified-Since with a 412, which the
+    // app's error handler would turn into a JSON 400. Those two are not ours to honour here: they
+    // are dropped, and the file goes out with its 200 as before.
+    delete req.headers["if-match"];
+    delete req.headers["if-unmodified-since"];
     chosen.set(req, { file, rel, sent: false });
     return reply.sendFile(rel);
   };

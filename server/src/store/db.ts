@@ -133,14 +133,10 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX decisions_pane ON decisions (agent, pane_id, at);
    CREATE INDEX decisions_always ON decisions (agent, option_kind, at);`,
-  // 8: the decision a held answer will leave once delivered, beside the held answer itself, so a
-  // restart between holding and delivering keeps the chat's quiet line (store/decisions.ts).
-  `CREATE TABLE held_decisions (
-     request_id TEXT PRIMARY KEY,
-     agent TEXT NOT NULL,
-     draft TEXT NOT NULL,
-     held_at INTEGER NOT NULL
-   );`,
+  // 8: the decision a held answer will leave once delivered, on the held answer's own row, so a
+  // restart between holding and delivering keeps the chat's quiet line, and the held answer's
+  // release or expiry takes its draft with it (store/decisions.ts).
+  `ALTER TABLE held_answers ADD COLUMN draft TEXT;`,
 ];
 
 export interface StateDb {

@@ -5,13 +5,13 @@
  * restart keeps them; at most PER_PANE per conversation and DECISION_MAX_AGE_MS old.
  *
  * An answer Collie holds for an agent that is away (D-5) becomes a decision when it is delivered:
- * its draft waits in the state database under the phone's request id, like the held answer itself,
- * so a restart before the delivery still leaves the quiet line.
+ * its draft waits in the state database on the held answer's own row (`held_answers.draft`), so a
+ * restart before the delivery still leaves the quiet line, and the held answer's release or expiry
+ * (store/held-answers.ts) takes the draft with it.
  */
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
 import type { StateDb } from "./db.ts";
-import { HOLD_MS } from "./held-answers.ts";
 
 /** The newest decisions kept per conversation. */
 export const PER_PANE = 200;
@@ -53,23 +53,30 @@ export class Decisions {
     return decision;
   }
 
-  /** A held answer's draft, recorded once Collie delivered it and the agent took it. */
+  /**
+   * A held answer's draft, recorded once Collie delivered it and the agent took it. Kept on the
+   * held answer with this request id (just held): without one there is nothing to deliver.
+   */
   hold(requestId: string, agent: string, draft: DecisionDraft): void {
-    const now = this.#now();
-    const db = this.#state.db;
-    db.prepare("INSERT OR REPLACE INTO held_decisions (request_id, agent, draft, held_at) VALUES (?, ?, ?, ?)")
-      .run(requestId, agent, JSON.stringify(draft), now);
-    // A held answer dropped unsent after HOLD_MS is never settled: its draft goes with it.
-    db.prepare("DELETE FROM held_decisions WHERE held_at < ?").run(now - HOLD_MS);
+    this.#state.db.prepare("UPDATE held_answers SET draft = ? WHERE request_id = ? AND agent = ?").run(JSON.stringify(draft), requestId, agent);
   }
 
-  /** The held answer with this request id was taken (`ok`) or not: its decision, if any. */
-  settle(requestId: string, ok: boolean): { agent: string; decision: Decision } | null {
-    const row = this.#state.db.prepare("DELETE FROM held_decisions WHERE request_id = ? RETURNING agent, draft").get(requestId) as
+  /**
+   * The held answer with this request id was taken (`ok`) or not: its decision, if any. Its draft
+   * is used once. A delivery the agent answered as a replay (`replayed`) had been taken before,
+   * by a request that may have left the decision already: then no second one is recorded.
+   */
+  settle(requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
+    const db = this.#state.db;
+    const row = db.prepare("SELECT agent, draft FROM held_answers WHERE request_id = ? AND draft IS NOT NULL").get(requestId) as
       | { agent: string; draft: string }
       | undefined;
-    if (!row || !ok) return null;
-    return { agent: row.agent, decision: this.record(row.agent, JSON.parse(row.draft) as DecisionDraft) };
+    if (!row) return null;
+    db.prepare("UPDATE held_answers SET draft = NULL WHERE request_id = ?").run(requestId);
+    if (!ok) return null;
+    const draft = JSON.parse(row.draft) as DecisionDraft;
+    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(row.agent, draft.paneId, draft.askId)) return null;
+    return { agent: row.agent, decision: this.record(row.agent, draft) };
   }
 
   /** A conversation's decisions, oldest first. */

@@ -38,16 +38,20 @@ export class HeldAnswers {
     this.sends = new HeldSends(state);
   }
 
+  /** Holds an answer; held again under the same request id (a retry), it keeps its decision's draft. */
   hold(a: HeldAnswer): void {
     this.#state.db
-      .prepare("INSERT OR REPLACE INTO held_answers (request_id, agent, pane_id, ask_id, revision, answer, held_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .prepare(`INSERT INTO held_answers (request_id, agent, pane_id, ask_id, revision, answer, held_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (request_id) DO UPDATE SET agent = excluded.agent, pane_id = excluded.pane_id, ask_id = excluded.ask_id,
+          revision = excluded.revision, answer = excluded.answer, held_at = excluded.held_at`)
       .run(a.requestId, a.agent, a.paneId, a.askId, a.revision, JSON.stringify(a.answer), a.heldAt);
     this.#agents = null;
   }
 
+  /** Drops the held answer with this request id (and its decision's draft), if there is one. */
   release(requestId: string): void {
-    this.#state.db.prepare("DELETE FROM held_answers WHERE request_id = ?").run(requestId);
-    this.#agents = null;
+    const { changes } = this.#state.db.prepare("DELETE FROM held_answers WHERE request_id = ?").run(requestId);
+    if (Number(changes) > 0) this.#agents = null;
   }
 
   /** The held answers of one agent, oldest first. */

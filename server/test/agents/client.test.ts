@@ -1,11 +1,15 @@
 /**
  * An agent's reach (D-3): `local` only for its socket, `http://127.0.0.1` and `http://localhost`;
- * every other URL is `remote`.
+ * every other URL is `remote`. A request that fails after its reply started leaves nothing on the
+ * caller's (long-lived) abort signal.
  */
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { WIRE_VERSIONS } from "@colliepwa/durable-sdk/wire";
-import { AgentClient, type Endpoint } from "../../src/agents/client.ts";
+import { AgentClient, AgentUnreachable, type Endpoint } from "../../src/agents/client.ts";
 
 const TOKEN = "t".repeat(16);
 function reachOf(endpoint: Endpoint): "local" | "remote" {
@@ -28,6 +32,27 @@ describe("an agent's reach (D-3)", () => {
   test("every other URL is remote: https to this machine, [::1], other loopback addresses, other hosts", () => {
     for (const href of ["https://localhost:7790", "https://127.0.0.1:7790", "http://[::1]:7790", "https://[::1]", "http://127.0.0.2", "https://desk.example.net", "http://localhost.example.net"]) {
       assert.equal(reachOf(url(href)), "remote", href);
+    }
+  });
+});
+
+describe("a request's end lets go of the caller's signal", () => {
+  test("a reply cut off after it started: rejected, and no abort listener is left on the signal", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"partial":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const client = new AgentClient(url(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), WIRE_VERSIONS);
+    const stop = new AbortController();
+    try {
+      await assert.rejects(client.get("/x", 5_000, stop.signal), AgentUnreachable);
+      assert.equal(getEventListeners(stop.signal, "abort").length, 0);
+    } finally {
+      client.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
     }
   });
 });

@@ -340,3 +340,55 @@ describe("precompressed copies: what crosses the network is the compressed size"
     assert.deepEqual([...acceptedEncodings("*;q=0")], []);
   });
 });
+
+describe("preconditions and Vary on their own", () => {
+  let dir: string;
+  let a: FastifyInstance;
+  const JS = `export const n = ${JSON.stringify("x".repeat(500))};\n`;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "collie-vary-"));
+    mkdirSync(join(dir, "assets"), { recursive: true });
+    writeFileSync(join(dir, "index.html"), INDEX);
+    writeFileSync(join(dir, "assets", "main-2.js"), JS);
+    writeFileSync(join(dir, "assets", "main-2.js.br"), brotliCompressSync(JS));
+    writeFileSync(join(dir, "assets", "plain.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    a = Fastify();
+    // Another part of the app varies the reply on its own account: that token stays.
+    a.addHook("onRequest", async (req, reply) => {
+      if (req.headers["x-test-vary"]) reply.header("vary", "Origin");
+    });
+    await a.register(async (scope) => staticRoutes(scope, { distDir: dir }));
+    await a.ready();
+  });
+  after(async () => {
+    await a.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("If-Match and If-Unmodified-Since are not honoured: the file is sent with its 200, as before", async () => {
+    for (const headers of [{ "if-match": '"not-this-one"' }, { "if-unmodified-since": new Date(0).toUTCString() }]) {
+      for (const url of ["/assets/main-2.js", "/", "/some/deep/link"]) {
+        const r = await a.inject({ url, headers });
+        assert.equal(r.statusCode, 200, `${url} ${JSON.stringify(headers)}`);
+        assert.ok(r.headers.etag);
+      }
+    }
+    const r = await a.inject({ url: "/assets/main-2.js", headers: { "if-match": '"not-this-one"' } });
+    assert.equal(r.body, JS);
+  });
+
+  test("a file without a copy drops only accept-encoding from Vary; one with a copy keeps it, twice asked the same", async () => {
+    for (let i = 0; i < 2; i++) {
+      const png = await a.inject({ url: "/assets/plain.png", headers: { "x-test-vary": "1", "accept-encoding": "br" } });
+      assert.equal(png.statusCode, 200);
+      assert.equal(png.headers.vary, "Origin");
+      assert.equal((await a.inject({ url: "/assets/plain.png", headers: { "accept-encoding": "br" } })).headers.vary, undefined);
+      const js = await a.inject({ url: "/assets/main-2.js", headers: { "x-test-vary": "1", "accept-encoding": "br" } });
+      assert.equal(js.headers["content-encoding"], "br");
+      assert.equal(js.headers.vary, "Origin, accept-encoding");
+      const plain = await a.inject({ url: "/assets/main-2.js", headers: { "x-test-vary": "1" } });
+      assert.equal(plain.headers["content-encoding"], undefined);
+      assert.equal(plain.headers.vary, "Origin, accept-encoding");
+    }
+  });
+});

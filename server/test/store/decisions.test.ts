@@ -7,12 +7,16 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { Ask } from "@colliepwa/shared";
-import { openStateDb } from "../../src/store/db.ts";
+import { openStateDb, type StateDb } from "../../src/store/db.ts";
 import { Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
-import { HOLD_MS } from "../../src/store/held-answers.ts";
+import { HeldAnswers, HOLD_MS } from "../../src/store/held-answers.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 
 after(removeTempDirs);
+
+/** A held answer (D-5): a decision's draft is kept on its row. */
+const holdAnswer = (state: StateDb, requestId: string, askId: string, heldAt = Date.now()) =>
+  new HeldAnswers(state).hold({ requestId, agent: "desk", paneId: "p1", askId, revision: "0123456789abcdef", answer: { kind: "permission", optionId: "allow" }, heldAt });
 
 const permission = (id: string, tool: string): Ask => ({
   kind: "permission", id, revision: "0123456789abcdef", paneId: "p1", toolCallId: `c-${id}`, itemId: `item-${id}`,
@@ -41,7 +45,10 @@ describe("decisions", () => {
   });
 
   test("a held answer becomes a decision once delivered and taken; refused, none", () => {
-    const d = new Decisions(openStateDb(":memory:"));
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state);
+    holdAnswer(state, "r1", "a1");
+    holdAnswer(state, "r2", "a2");
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "deny" }, "Pixel"));
     assert.equal(d.settle("r2", false), null);
@@ -55,6 +62,7 @@ describe("decisions", () => {
   test("a held answer's decision outlives a restart of Collie before the delivery", () => {
     const dir = tempDir();
     const before = openStateDb(dir);
+    holdAnswer(before, "r1", "a1");
     new Decisions(before).hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     before.close();
     const after = openStateDb(dir);
@@ -67,12 +75,55 @@ describe("decisions", () => {
 
   test("a held answer's draft goes once its answer could no longer be delivered (HOLD_MS)", () => {
     let t = Date.UTC(2026, 0, 1);
-    const d = new Decisions(openStateDb(":memory:"), () => t);
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state, () => t);
+    holdAnswer(state, "old", "a1", t);
     d.hold("old", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     t += HOLD_MS + 1;
+    holdAnswer(state, "new", "a2", t);
     d.hold("new", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    new HeldAnswers(state).expire(t);
     assert.equal(d.settle("old", true), null);
     assert.equal(d.settle("new", true)?.decision.askId, "a2");
+  });
+
+  test("a released held answer takes its draft with it; held again under its request id, it keeps it", () => {
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state);
+    const held = new HeldAnswers(state);
+    holdAnswer(state, "r1", "a1");
+    holdAnswer(state, "r2", "a2");
+    d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    held.release("r1");
+    assert.equal(d.settle("r1", true), null);
+    holdAnswer(state, "r2", "a2");
+    assert.equal(d.settle("r2", true)?.decision.askId, "a2");
+    held.release("r2");
+    assert.equal((state.db.prepare("SELECT COUNT(*) AS n FROM held_answers").get() as { n: number }).n, 0);
+  });
+
+  test("a draft without a held answer is not kept", () => {
+    const d = new Decisions(openStateDb(":memory:"));
+    d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.equal(d.settle("r1", true), null);
+  });
+
+  test("a delivery the agent answers as a replay leaves no second decision, but the first if none was left", () => {
+    let t = Date.UTC(2026, 0, 1);
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state, () => t);
+    const first = d.record("desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    holdAnswer(state, "r1", "a1");
+    d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    t += 1000;
+    assert.equal(d.settle("r1", true, true), null);
+    assert.deepEqual(d.forPane("desk", "p1"), [first]);
+    // Taken by an earlier try whose reply was lost (held as unreachable): the replay is its only news.
+    holdAnswer(state, "r2", "a2");
+    d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.equal(d.settle("r2", true, true)?.decision.askId, "a2");
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1", "a2"]);
   });
 
   test("a conversation keeps its newest PER_PANE decisions", () => {

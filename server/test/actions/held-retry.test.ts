@@ -1,0 +1,47 @@
+/**
+ * A phone's retry of an answer Collie held (202): when the retry is taken directly (200), the
+ * held answer goes at once, its decision's draft with it, so no later delivery replays it and
+ * leaves the decision's line a second time.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import type { Ask, PaneDetail } from "@colliepwa/shared";
+import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
+import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
+import { openStateDb } from "../../src/store/db.ts";
+import { Decisions, draftDecision } from "../../src/store/decisions.ts";
+import { HeldAnswers } from "../../src/store/held-answers.ts";
+
+after(async () => {
+  await closeAllDaemons();
+  await killAllAgents();
+  removeTempDirs();
+});
+
+const TOOL_CALL = "call-retried";
+
+test("a held answer's retry taken directly releases the held answer and its draft", async () => {
+  const dir = tempDir();
+  const socket = join(dir, "desk.sock");
+  const stateDir = join(dir, "state");
+  const started = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
+  const asked = started.agent.messages.find((m) => m.asked)!.asked as Ask;
+  const id = requestId("retried");
+  // Held before (the agent was away), on an ask the agent has not raised again yet, so only the
+  // retry can end it.
+  const state = openStateDb(stateDir);
+  new HeldAnswers(state).hold({ requestId: id, agent: "desk", paneId: "p1", askId: "0123456789abcdef0123456789abcdef", revision: asked.revision, answer: { kind: "permission", optionId: "allow" }, heldAt: Date.now() });
+  new Decisions(state).hold(id, "desk", draftDecision("p1", { ...asked, id: "0123456789abcdef0123456789abcdef" }, { kind: "permission", optionId: "allow" }, "Pixel"));
+  state.close();
+  const d = await TestDaemon.start({ sources: { fixed: [{ name: "desk", endpoint: { kind: "socket", path: socket }, key: "desk" }] }, stateDir });
+  const ask = await until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.asks?.find((a) => a.toolCallId === TOOL_CALL), "the ask in p1");
+  assert.equal(d.daemon.held.count, 1);
+  const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } });
+  assert.equal(r.status, 200);
+  assert.equal(d.daemon.held.count, 0);
+  const detail = await d.get<PaneDetail>("/api/agents/desk/panes/p1");
+  assert.deepEqual(detail.body.decisions?.map((x) => x.askId), [ask.id]);
+  await d.close();
+});
