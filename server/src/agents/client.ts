@@ -4,7 +4,7 @@
  * `unreachable` instead of hanging Collie (L-2), and every reply is size-capped and parsed as JSON
  * before anyone looks at it. The token is sent, never logged or put into an error.
  */
-import type { Agent as HttpAgentType, IncomingMessage, RequestOptions } from "node:http";
+import type { Agent as HttpAgentType, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
@@ -82,6 +82,10 @@ export class AgentClient {
     }
     return new Promise<AgentReply>((resolve, reject) => {
       let settled = false;
+      // Declared before anything that can fail: `http.request` itself throws synchronously for a
+      // header it cannot send (a token with a character outside ASCII, ERR_INVALID_CHAR), and the
+      // deadline or an abort may fire before there is a request to destroy.
+      let req: ClientRequest | undefined;
       // Whatever ends the request lets go of the timer and of the caller's signal: the signal can
       // be long-lived (a connection's stop), and a failure after the reply started (too large, cut
       // off) gets no request error to clean up after it.
@@ -90,44 +94,45 @@ export class AgentClient {
         settled = true;
         clearTimeout(deadline);
         signal?.removeEventListener("abort", onAbort);
-        req.destroy();
+        req?.destroy();
         reject(new AgentUnreachable(why));
       };
       const deadline = setTimeout(() => fail(`no reply within ${timeoutMs} ms`), timeoutMs);
       const onAbort = () => fail("cancelled");
       signal?.addEventListener("abort", onAbort, { once: true });
-      const req = send(opts, (res: IncomingMessage) => {
-        // Each chunk becomes text as it arrives (a decoder keeps a character split between two
-        // chunks whole): no copy of the whole reply outside V8's heap, which a whole view (hundreds
-        // of KB) would be, malloc'd and held until a GC (docs/performance.md, where memory goes).
-        const decoder = new StringDecoder("utf8");
-        let text = "";
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_REPLY_BYTES) fail(`reply larger than ${MAX_REPLY_BYTES} bytes`);
-          else text += decoder.write(chunk);
+      try {
+        req = send(opts, (res: IncomingMessage) => {
+          // Each chunk becomes text as it arrives (a decoder keeps a character split between two
+          // chunks whole): no copy of the whole reply outside V8's heap, which a whole view (hundreds
+          // of KB) would be, malloc'd and held until a GC (docs/performance.md, where memory goes).
+          const decoder = new StringDecoder("utf8");
+          let text = "";
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_REPLY_BYTES) fail(`reply larger than ${MAX_REPLY_BYTES} bytes`);
+            else text += decoder.write(chunk);
+          });
+          res.on("error", (err) => fail(describe(err)));
+          res.on("end", () => {
+            if (settled) return;
+            clearTimeout(deadline);
+            signal?.removeEventListener("abort", onAbort);
+            settled = true;
+            text += decoder.end();
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text.length === 0 ? {} : JSON.parse(text) });
+            } catch {
+              reject(new AgentUnreachable(`reply ${res.statusCode} is not JSON`));
+            }
+          });
         });
-        res.on("error", (err) => fail(describe(err)));
-        res.on("end", () => {
-          if (settled) return;
-          clearTimeout(deadline);
-          signal?.removeEventListener("abort", onAbort);
-          settled = true;
-          text += decoder.end();
-          try {
-            resolve({ status: res.statusCode ?? 0, body: text.length === 0 ? {} : JSON.parse(text) });
-          } catch {
-            reject(new AgentUnreachable(`reply ${res.statusCode} is not JSON`));
-          }
-        });
-      });
+      } catch (err) {
+        // A request that cannot even be made is an unreachable agent, never a throw out of here.
+        return fail(describe(err));
+      }
       req.on("timeout", () => fail(`no reply within ${timeoutMs} ms`));
-      req.on("error", (err) => {
-        clearTimeout(deadline);
-        signal?.removeEventListener("abort", onAbort);
-        fail(describe(err));
-      });
+      req.on("error", (err) => fail(describe(err)));
       req.on("close", () => clearTimeout(deadline));
       req.end(payload);
     });
@@ -143,6 +148,7 @@ function describe(err: unknown): string {
     case "EACCES": return "permission denied on the socket";
     case "ECONNRESET": return "the connection was reset";
     case "ETIMEDOUT": return "the connection timed out";
+    case "ERR_INVALID_CHAR": return "the request could not be made (a header, such as the token, holds a character HTTP cannot carry)";
     case "DEPTH_ZERO_SELF_SIGNED_CERT":
     case "SELF_SIGNED_CERT_IN_CHAIN":
     case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":

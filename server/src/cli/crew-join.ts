@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { CREW_JOIN_PATH, CREW_PROTOCOL_VERSION } from "../crew/protocol.ts";
-import { parseConfig } from "../sources/sources.ts";
+import { parseConfig, tokenProblem } from "../sources/sources.ts";
 import { upsertEntry } from "./attach.ts";
 import { UsageError } from "./args.ts";
 
@@ -45,6 +45,9 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ invite: input.invite, name: input.leadName ?? hostname() }),
       signal: AbortSignal.timeout(JOIN_TIMEOUT_MS),
+      // The invite goes to the member named, never on to wherever a redirect points (its answer
+      // would become a stored credential for an address the user never typed).
+      redirect: "manual",
     });
   } catch (err) {
     throw new Error(`cannot reach the member at ${origin} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`);
@@ -55,10 +58,13 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   } catch {
     // an answer that is not JSON: not a Collie, or one from before crews
   }
+  if (res.status >= 300 && res.status < 400) throw new Error(`the member at ${origin} answered with a redirect (${res.status}); give its front door's own address`);
   if (res.status === 404) throw new Error(`the member at ${origin} runs a Collie without crews; update it first`);
   if (res.status !== 200) throw new Error(`the member refused the invite: ${typeof body.message === "string" ? body.message : `status ${res.status}`}`);
   if (body.crew !== CREW_PROTOCOL_VERSION) throw new Error(`the member speaks crew protocol ${String(body.crew)}, this Collie speaks ${CREW_PROTOCOL_VERSION}; update the older one`);
-  if (typeof body.token !== "string" || body.token.length < 16) throw new Error("the member's answer carried no credential");
+  if (typeof body.token !== "string") throw new Error("the member's answer carried no credential");
+  const tokenWrong = tokenProblem(body.token);
+  if (tokenWrong) throw new Error(`the member's credential ${tokenWrong}; nothing was written`);
   const dir = join(input.stateDir, "crew");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);

@@ -30,6 +30,8 @@ const isCount = (v: unknown): v is number => typeof v === "number" && Number.isF
 const isConversation = (c: unknown): c is Conversation => isRecord(c) && typeof c.agent === "string" && typeof c.id === "string";
 
 const HELLO_TIMEOUT_MS = 5_000;
+/** Malformed messages from a member are logged at most this often (a flood must not flood the log). */
+const DROP_LOG_EVERY_MS = 10_000;
 /** A member that answers no ping within this long is taken as gone (a half-open connection). */
 const PING_EVERY_MS = 10_000;
 
@@ -60,6 +62,8 @@ export class CrewMember {
   readonly #events: MemberEvents;
   readonly #delays: readonly number[];
   #socket: WebSocket | null = null;
+  #droppedCount = 0;
+  #droppedLoggedAt = -Infinity;
   #stopped = false;
   #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -192,16 +196,19 @@ export class CrewMember {
       }, PING_EVERY_MS);
       socket.on("pong", () => (alive = true));
       socket.on("open", () => (opened = true));
-      socket.on("message", (data) => {
+      socket.on("message", (data, isBinary) => {
         alive = true;
-        let m: LiveMessage;
+        // Nothing a member sends may throw out of this handler: an exception here ends the lead
+        // (and every phone, agent and held answer with it), again at each restart.
         try {
-          m = JSON.parse(String(data)) as LiveMessage;
-        } catch {
-          return;
+          if (isBinary) throw new TypeError("a binary frame");
+          const m: unknown = JSON.parse(String(data));
+          if (!isRecord(m) || typeof m.type !== "string") throw new TypeError("not a live message");
+          if (m.type === "snapshot") onProgress();
+          this.#apply(m as unknown as LiveMessage);
+        } catch (err) {
+          this.#dropped(err);
         }
-        if (m.type === "snapshot") onProgress();
-        this.#apply(m);
       });
       socket.on("error", (err) => {
         if (!opened) reject(new AgentUnreachable(`live connection failed: ${(err as { code?: string }).code ?? err.message.replace(/https?:\/\/\S+/g, "")}`));
@@ -222,12 +229,14 @@ export class CrewMember {
     switch (m.type) {
       case "snapshot": {
         const snap = m.snapshot as Partial<Snapshot> | null;
-        const agents = (Array.isArray(snap?.agents) ? snap.agents : []).map((a) => this.#checkRow(a)).filter((a) => a !== null);
+        // A snapshot without its lists is malformed, not "no agents": applying it would withdraw them all.
+        if (!isRecord(snap) || !Array.isArray(snap.agents) || !Array.isArray(snap.conversations)) throw new TypeError("a snapshot without its agents and conversations");
+        const agents = snap.agents.map((a) => this.#checkRow(a)).filter((a) => a !== null);
         const names = new Set(agents.map((a) => a.name));
         this.#agents.clear();
         for (const a of agents) this.#agents.set(a.name, a);
         const seen = new Set<string>();
-        for (const c of Array.isArray(snap?.conversations) ? snap.conversations : []) {
+        for (const c of snap.conversations) {
           if (!isConversation(c) || !names.has(c.agent)) continue;
           const k = `${c.agent}\n${c.id}`;
           seen.add(k);
@@ -295,6 +304,17 @@ export class CrewMember {
       case "resumed":
         return;
     }
+  }
+
+  /** One log line per DROP_LOG_EVERY_MS at most, with how many were dropped since the last one. */
+  #dropped(err: unknown): void {
+    this.#droppedCount++;
+    const now = Date.now();
+    if (now - this.#droppedLoggedAt < DROP_LOG_EVERY_MS) return;
+    this.#droppedLoggedAt = now;
+    const why = err instanceof Error ? err.message.slice(0, 120) : "error";
+    this.#events.log(`crew member ${this.name}: dropped ${this.#droppedCount} malformed message(s) (last: ${why})`);
+    this.#droppedCount = 0;
   }
 
   /** The pane title the member last sent, for a push (U-2). */

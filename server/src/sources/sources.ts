@@ -44,6 +44,20 @@ export class SourcesError extends Error {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
+ * A bearer token goes into an HTTP header as it is: a character outside visible ASCII makes
+ * `http.request` throw before any request exists. So a token is checked where it enters (this
+ * file, `crew join`, `durable attach`), never found out at the first request.
+ */
+const TOKEN = /^[\x21-\x7e]+$/;
+
+/** Why `token` cannot be a bearer token (too short, or not visible ASCII), or null when it can. */
+export function tokenProblem(token: string): string | null {
+  if (token.length < 16) return "is shorter than 16 characters";
+  if (!TOKEN.test(token)) return "must be printable ASCII without spaces (letters, digits and punctuation)";
+  return null;
+}
+
+/**
  * The variable an agent's `openCollie` takes its socket path from (S-5), and Collie reads too:
  * `collie durable attach <name>` without `--socket` uses it, and `collie serve` shows the agent on
  * it when sources.json names no entry with that socket.
@@ -151,7 +165,8 @@ function parseDurable(root: Record<string, unknown>, path: string, env: NodeJS.P
     checkOrigin(url, `${named}.url`, "the agent's", fail);
     if (e.token === undefined) fail(`${named}.token`, "is required for a url entry (inline, env:NAME or file:PATH)");
     const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
-    if (token.length < 16) fail(`${named}.token`, "is shorter than 16 characters");
+    const tokenWrong = tokenProblem(token);
+    if (tokenWrong) fail(`${named}.token`, tokenWrong);
     const endpoint: Endpoint = { kind: "url", url, token };
     let caKey = "";
     if (e.ca !== undefined) {
@@ -194,7 +209,8 @@ function parseCrew(root: Record<string, unknown>, path: string, env: NodeJS.Proc
     checkOrigin(url, `${named}.url`, "the member's", fail);
     if (e.token === undefined) fail(`${named}.token`, "is required: the crew credential `collie crew join` stored (inline, env:NAME or file:PATH)");
     const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
-    if (token.length < 16) fail(`${named}.token`, "is shorter than 16 characters");
+    const tokenWrong = tokenProblem(token);
+    if (tokenWrong) fail(`${named}.token`, tokenWrong);
     const member: CrewSource = { name, url, token, key: "" };
     let caKey = "";
     if (e.ca !== undefined) {

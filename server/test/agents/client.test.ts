@@ -56,3 +56,21 @@ describe("a request's end lets go of the caller's signal", () => {
     }
   });
 });
+
+describe("a request that cannot be made", () => {
+  test("a token HTTP cannot carry (a non-ASCII character) is an unreachable agent, not a throw, and its deadline never fires", async () => {
+    const client = new AgentClient({ kind: "url", url: new URL("http://127.0.0.1:9"), token: `${TOKEN}€` }, WIRE_VERSIONS);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", onUncaught);
+    try {
+      await assert.rejects(client.get("/durable/v1/hello", 50), (err: unknown) => err instanceof AgentUnreachable && /character HTTP cannot carry/.test(err.message) && !err.message.includes(TOKEN));
+      // The deadline (50 ms) would have thrown on a request that was never made.
+      await new Promise((r) => setTimeout(r, 120));
+      assert.deepEqual(uncaught, []);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      client.close();
+    }
+  });
+});

@@ -12,6 +12,9 @@ import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { collie } from "../helpers/cli.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 import { loadConfig } from "../../src/sources/sources.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CREW_JOIN_PATH, CREW_PROTOCOL_VERSION } from "../../src/crew/protocol.ts";
 
 after(async () => {
   await closeAllDaemons();
@@ -103,6 +106,42 @@ describe("collie crew invite and collie crew join (C-1)", () => {
     for (const path of ["/crew-invites", "/pair-codes"]) {
       const r = await fetch(`${member.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${entry.token}` } });
       assert.equal(r.status, 404, path);
+    }
+  });
+
+  test("a member that answers with a redirect, or with a credential HTTP cannot carry, gets nothing stored and the invite goes nowhere else", async () => {
+    let followed = 0;
+    const elsewhere = createServer((_req, res) => {
+      followed++;
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ crew: CREW_PROTOCOL_VERSION, token: "stolen-credential-0123456789" }));
+    });
+    await new Promise<void>((r) => elsewhere.listen(0, "127.0.0.1", () => r()));
+    const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const answers: [number, Record<string, string>, unknown][] = [
+      [307, { location: `${elsewhereUrl}${CREW_JOIN_PATH}` }, {}],
+      [200, {}, { crew: CREW_PROTOCOL_VERSION, token: "crew-credential-0123456789€" }],
+    ];
+    const fake = createServer((_req, res) => {
+      const [status, headers, body] = answers.shift()!;
+      res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", () => r()));
+    const fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    try {
+      const before = readFileSync(sources, "utf8");
+      const redirected = await collie(["crew", "join", "moved", fakeUrl, "AAAA-BBBB-CCCC", "--sources", sources, "--state-dir", leadState]);
+      assert.equal(redirected.code, 1);
+      assert.match(redirected.stderr, /answered with a redirect \(307\)/);
+      assert.equal(followed, 0, "the invite was never posted to the redirect's address");
+      const badToken = await collie(["crew", "join", "euro", fakeUrl, "AAAA-BBBB-CCCC", "--sources", sources, "--state-dir", leadState]);
+      assert.equal(badToken.code, 1);
+      assert.match(badToken.stderr, /credential must be printable ASCII/);
+      assert.equal(readFileSync(sources, "utf8"), before);
+      assert.ok(!existsSync(join(leadState, "crew", "moved.token")));
+      assert.ok(!existsSync(join(leadState, "crew", "euro.token")));
+    } finally {
+      fake.close();
+      elsewhere.close();
     }
   });
 });

@@ -44,6 +44,9 @@ describe("sources.json crew entries (C-1)", () => {
     refused({ crew: [{ name: "w", url: "https://w.example" }] }, /crew\[0\] \(w\)\.token: is required/);
     refused({ crew: [{ name: "w", url: "https://w.example", token: "env:NOPE" }] }, /token: names the environment variable NOPE/);
     refused({ crew: [{ name: "w", url: "https://w.example", token: "short" }] }, /token: is shorter than 16/);
+    refused({ crew: [{ name: "w", url: "https://w.example", token: "crew-credential-0123456789€" }] }, /crew\[0\] \(w\)\.token: must be printable ASCII/);
+    refused({ crew: [{ name: "w", url: "https://w.example", token: "crew credential 0123456789" }] }, /token: must be printable ASCII/);
+    refused({ durable: [{ name: "d", url: "https://d.example", token: "agent-token-0123456789\u0000" }] }, /durable\[0\] \(d\)\.token: must be printable ASCII/);
     refused({ crews: [] }, /crews: is not a field of sources.json \(expected "durable" or "crew"\)/);
   });
 });
