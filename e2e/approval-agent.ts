@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AskClosed, openCollie, requireApproval, type Pane } from "@colliepwa/durable-sdk";
 
-export const PANES = ["allow", "deny", "changed", "offline", "unreachable", "off", "choice"] as const;
+export const PANES = ["allow", "deny", "changed", "offline", "down", "unreachable", "off", "choice"] as const;
 
 const { values } = parseArgs({ options: { socket: { type: "string" }, dir: { type: "string" } } });
 if (!values.socket || !values.dir) throw new TypeError("--socket and --dir are required");

@@ -260,6 +260,30 @@ test("no network: the answer waits in the outbox and is sent when the phone is b
   expect(approvals.received("offline").filter((r) => r.ran).map((r) => r.callId)).toEqual(["refund-offline-1", "refund-offline-2"]);
 });
 
+test("Collie down when the button is pressed: kept on the phone, sent once Collie is back", async ({ page, collie, rig, approvals }) => {
+  test.setTimeout(150_000);
+  const phone = await PushPhone.open(page, collie.url, rig.service, "down-phone");
+  const { askId } = await raiseAndDeliver(page, phone, "down");
+  await collie.kill();
+  await press(page, TAG, STRINGS.allow);
+  await expect.poll(() => shown(page)).toEqual([[titleOf("down"), WORDS.push.answerOffline(STRINGS.allow), []]]);
+  await collie.start();
+  // Collie back and connected to the agent again, the ask open in its view.
+  await expect.poll(async () => {
+    const r = await page.request.get(`/api/agents/${AGENT}/panes/down`);
+    return r.status() === 200 ? ((await r.json()) as { asks: { id: string }[] }).asks.map((a) => a.id) : [];
+  }).toEqual([askId]);
+  await phone.sync("collie-answers");
+  await expect.poll(() => approvals.received("down")).toEqual([
+    { pane: "down", callId: "refund-down-1", approved: true, decidedBy: "phone" },
+    { pane: "down", callId: "refund-down-1", ran: true },
+  ]);
+  await expect.poll(() => shown(page)).toEqual([[WORDS.chat.decided("allow", "refund"), titleOf("down"), []]]);
+  await page.goto(chatOf("down"));
+  await expect(page.getByRole("log").locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
+  await expect(page.locator(`[data-ask-id="${askId}"]`)).toHaveCount(0);
+});
+
 test("the agent cannot be reached: Collie holds the answer, the card says so, and it lands once the agent is back", async ({ page, collie, rig, approvals }) => {
   test.setTimeout(150_000);
   const phone = await PushPhone.open(page, collie.url, rig.service, "unreachable-phone");
@@ -277,13 +301,14 @@ test("the agent cannot be reached: Collie holds the answer, the card says so, an
   await expect(card.getByRole("status")).toHaveText(held);
   expect(approvals.received("unreachable")).toEqual([]);
 
-  // The agent is back and asks again: Collie delivers the held answer, once.
+  // The agent is back and asks again: Collie delivers the held answer, once (its reconnect waits
+  // out a backoff of some seconds).
   await approvals.start();
-  await expect.poll(() => approvals.received("unreachable")).toEqual([
+  await expect.poll(() => approvals.received("unreachable"), { timeout: 30_000 }).toEqual([
     { pane: "unreachable", callId: "refund-unreachable-1", approved: true, decidedBy: "phone" },
     { pane: "unreachable", callId: "refund-unreachable-1", ran: true },
   ]);
-  await expect(card).toHaveCount(0);
+  await expect(card).toHaveCount(0, { timeout: 30_000 });
   await expect(page.getByRole("log").locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
   // The ask ended: the held notification goes with it.
   await phone.deliver((await nextFor(phone, "unreachable", "clear")).text);
