@@ -86,7 +86,6 @@ for (const [id, pane] of panes) {
     if (verb === "refund") void approve(pane, { pane: id, callId, args: { order, amount: 40 } });
     else if (verb === "change") void approve(pane, { pane: id, callId, args: { order, amount: 400 } });
     else if (verb === "courier") void courier(pane, order);
-    pane.item({ kind: "user", text });
   });
 }
 
