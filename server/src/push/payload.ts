@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import {
   PUSH_PAYLOAD_VERSION, STRINGS, agentUrl, askUrl,
-  type PushAnswerOption, type PushAnswers, type PushAskPayload, type PushClearPayload, type PushManyAsksPayload,
+  type PushAskPayload, type PushClearPayload, type PushManyAsksPayload,
 } from "@colliepwa/shared";
+import type { PushAnswerOption, PushAnswers } from "@colliepwa/shared";
 
 /** The agent's own push title and line (U-2); Collie's default title is cut at TITLE_MAX. */
 export const AGENT_TITLE_MAX = 60;

@@ -19,9 +19,9 @@ import type { PushPayload, PushSubscriptionJson } from "@colliepwa/shared";
 import { PushLimits, PUSH_LIMITS, type PushLimitsConfig } from "./limits.ts";
 import { masker } from "./mask.ts";
 import {
-  askPayload, askTopic, askTtlSeconds, clearPayload, DEFAULT_ASK_TTL_S, manyAsksPayload, manyAsksTopic, MANY_ASKS_TTL_S, withAnswers,
-  type AnswerableAsk,
+  askPayload, askTopic, askTtlSeconds, clearPayload, DEFAULT_ASK_TTL_S, manyAsksPayload, manyAsksTopic, MANY_ASKS_TTL_S,
 } from "./payload.ts";
+import { withAnswers, type AnswerableAsk } from "./payload.ts";
 import { DEFAULT_SUBJECT, sendPush, type SendOptions, type SendResult } from "./sender.ts";
 import { checkSubscription, endpointLabel, Subscriptions } from "./subscriptions.ts";
 import { loadOrCreateVapidKeys, type VapidKeys } from "./vapid.ts";
