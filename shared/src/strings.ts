@@ -141,6 +141,12 @@ export const WORDS = Object.freeze({
     offerYes: "Turn on",
     offerNo: "Not now",
     offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
+    /** The switch for the Allow and Deny buttons on an ask's notification (issue 30). */
+    answerLabel: "Answer from notifications",
+    /** Its one line: what the buttons mean on a locked phone. */
+    answerLocked: "Allow and Deny show on the notification. On a locked phone, anyone holding it can tap them.",
+    /** An answer from a notification that got no reply (no network, Collie down): the outbox keeps it (P-26). */
+    answerOffline: (answer: string) => `No connection to Collie. ${answer} waits on this phone and is sent once the connection is back.`,
   }),
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */

@@ -10,6 +10,7 @@ import {
   PUSH_PAYLOAD_VERSION, STRINGS, agentUrl, askUrl,
   type PushAskPayload, type PushClearPayload, type PushManyAsksPayload,
 } from "@colliepwa/shared";
+import type { PushAnswerOption, PushAnswers } from "@colliepwa/shared";
 
 /** The agent's own push title and line (U-2); Collie's default title is cut at TITLE_MAX. */
 export const AGENT_TITLE_MAX = 60;
@@ -127,4 +128,64 @@ export function clearPayload(input: { agent: string; machine: string | null; pan
     paneId: input.paneId,
     askId: input.askId,
   };
+}
+
+/** A choice's label on a notification's button is cut here (the button shows a few words). */
+export const ACTION_TITLE_MAX = 40;
+/**
+ * The most a push may carry: one Web Push record of 4096 bytes less the aes128gcm header (86),
+ * the padding delimiter (1) and the AEAD tag (16) (RFC 8188, RFC 8291). A push service may refuse
+ * a longer one (413), and the phone would hear of nothing.
+ */
+export const PAYLOAD_MAX_BYTES = 3993;
+
+/** The parts of an ask that say whether, and how, its notification can answer it. */
+export type AnswerableAsk = Pick<Ask, "id" | "title" | "push"> & {
+  kind?: string;
+  revision?: string;
+  tool?: { name: string; call?: string };
+  options?: readonly { id: string; label: string; kind?: string }[];
+  multiple?: boolean;
+};
+
+/**
+ * The buttons that answer an ask from its notification (issue 30), or undefined for an ask that
+ * only opens its card: a permission offers `Allow` and `Deny` (the specification's words) when it
+ * has both, never `Always allow` (it takes two taps, P-11); a choice of one or two options taken
+ * one at a time offers its options' labels. The answer needs only ids and the revision; the words
+ * (the labels, and what the quiet notification after it names) are masked before they are cut,
+ * like every text of a push (R-1).
+ */
+export function askAnswers(ask: AnswerableAsk, mask: (text: string) => string): PushAnswers | undefined {
+  if (typeof ask.revision !== "string" || !Array.isArray(ask.options)) return undefined;
+  const words = (text: string, max: number) => cut(mask(oneLine(text)), max);
+  if (ask.kind === "permission") {
+    const allow = ask.options.find((o) => o.kind === "allow");
+    const deny = ask.options.find((o) => o.kind === "deny");
+    if (!allow || !deny) return undefined;
+    const options: PushAnswerOption[] = [
+      { id: allow.id, title: STRINGS.allow, optionKind: "allow" },
+      { id: deny.id, title: STRINGS.deny, optionKind: "deny" },
+    ];
+    return { kind: "permission", revision: ask.revision, what: words(ask.tool?.name || ask.title, AGENT_TITLE_MAX), options };
+  }
+  if (ask.kind === "choice") {
+    if (ask.multiple === true || ask.options.length < 1 || ask.options.length > 2) return undefined;
+    const options = ask.options.map((o) => ({ id: o.id, title: words(o.label, ACTION_TITLE_MAX) }));
+    if (options.some((o) => o.title === "")) return undefined;
+    return { kind: "choice", revision: ask.revision, what: words(ask.title, AGENT_TITLE_MAX), options };
+  }
+  return undefined;
+}
+
+/**
+ * An ask's push with the buttons that answer it, when it has any and they fit: a payload that
+ * would not fit in one Web Push record goes without them, and its notification opens the card as
+ * before.
+ */
+export function withAnswers(payload: PushAskPayload, ask: AnswerableAsk, mask: (text: string) => string): PushAskPayload {
+  const answers = askAnswers(ask, mask);
+  if (!answers) return payload;
+  const full: PushAskPayload = { ...payload, answers };
+  return Buffer.byteLength(JSON.stringify(full)) <= PAYLOAD_MAX_BYTES ? full : payload;
 }

@@ -123,6 +123,15 @@ export class PhoneActions {
     return this.#submit(saved);
   }
 
+  /**
+   * Takes in a request the service worker sent (an answer from a notification, issue 30), so
+   * `retry(requestId)` sends it again unchanged, as for a tap made here.
+   */
+  remember(request: ActionRequest): void {
+    const { requestId, kind, agent, pane, path, body } = request;
+    this.#outbox.remember({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
+  }
+
   /** Lets an action go: a `Not sent` line whose text went back, a held send Collie delivered. */
   discard(requestId: string): Promise<void> {
     return this.#outbox.discard(requestId);

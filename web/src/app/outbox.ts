@@ -88,6 +88,36 @@ export class Outbox {
     return this.#pending;
   }
 
+  /**
+   * Takes in actions saved to the same storage by another part of this phone since the load: the
+   * service worker's answers from notifications (issue 30) share this outbox. Returns how many
+   * were new; they are sent with the next flush, with their request ids.
+   */
+  async adopt(): Promise<number> {
+    let stored: PendingAction[];
+    try {
+      stored = await this.#storage.all();
+    } catch {
+      return 0;
+    }
+    const known = new Set(this.#pending.map((p) => p.requestId));
+    const added = stored.filter((a) => !known.has(a.requestId) && !this.#results.has(a.requestId)).sort((a, b) => a.createdAt - b.createdAt);
+    if (added.length === 0) return 0;
+    for (const a of added) this.#keep(a);
+    this.#pending = [...this.#pending, ...added];
+    this.#notify();
+    return added.length;
+  }
+
+  /**
+   * Remembers a request sent from elsewhere on this phone (the service worker) that needs no
+   * sending now, so a Retry sends it again unchanged, with its request id.
+   */
+  remember(a: Omit<PendingAction, "createdAt" | "attempts">): void {
+    if (this.saved(a.requestId)) return;
+    this.#keep({ ...a, createdAt: this.#now(), attempts: 1 });
+  }
+
   get pending(): readonly PendingAction[] {
     return this.#pending;
   }

@@ -6,6 +6,7 @@ import type { AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
 import type { OutboxStorage } from "../../src/app/outbox.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
+import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
 import { CAPS, startRig, type Rig, type Route } from "../support/phone-rig.tsx";
 
 export { CAPS, deferred, FakeSocket, on, renderWith, seq, type Call, type FakeReply, type Route } from "../support/phone-rig.tsx";
@@ -43,6 +44,7 @@ export async function startPhone(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  notificationAnswers?: NotificationAnswerStorage;
 } = {}): Promise<Harness> {
   const clock = { t: T0 };
   const rig = await startRig({

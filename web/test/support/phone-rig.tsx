@@ -10,6 +10,7 @@ import type { AgentSummary, Conversation, LiveMessage, Snapshot } from "@colliep
 import { ALL_CAPS, type Caps } from "@colliepwa/durable-sdk/wire";
 import { Api } from "../../src/app/api.ts";
 import { memoryOutboxStorage, type OutboxStorage } from "../../src/app/outbox.ts";
+import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
 import { Phone } from "../../src/app/phone.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
 import { PhoneContext } from "../../src/app/react.ts";
@@ -75,6 +76,7 @@ export async function startRig(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  notificationAnswers?: NotificationAnswerStorage;
 }): Promise<Rig> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -103,6 +105,7 @@ export async function startRig(opts: {
     liveUrl: () => "ws://collie.test/api/live",
     now: opts.now,
     ...(opts.viewCache ? { viewCache: opts.viewCache } : {}),
+    ...(opts.notificationAnswers ? { notificationAnswers: opts.notificationAnswers } : {}),
   });
   await phone.start();
   const socket = FakeSocket.last!;

@@ -54,6 +54,17 @@ export function pendingState(sent: Sent): CardState {
   return { phase: "outcome", sent, retry: true, view: answerOutcome(null), handled: null, dropped: false };
 }
 
+/**
+ * A card's state after a tap made elsewhere on this phone, a notification's button (issue 30): as
+ * if the tap and its reply had come here. `resent`: the reply answers a second send of the request
+ * (the first found no network), read as a Retry's.
+ */
+export function answeredElsewhere(sent: Sent, reply: { status: number; body: Record<string, unknown> }, resent = false): CardState {
+  const tapped = reduceCard(IDLE, { type: "tap", sent });
+  const before = resent ? reduceCard(tapped, { type: "result", result: { kind: "no-reply" } }) : tapped;
+  return reduceCard(before, { type: "result", result: { kind: "reply", reply: reply as Extract<SendResult, { kind: "reply" }>["reply"] } });
+}
+
 /** Whether a new tap may send now. */
 export function canTap(s: CardState): boolean {
   return s.phase === "idle" || (s.phase === "outcome" && s.view !== null && !s.view.frozen && !s.view.retry);
