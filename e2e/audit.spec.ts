@@ -1,6 +1,7 @@
 /**
  * Every screen of the phone, audited (issue 32, issue 37): axe-core finds no violation, in light
  * and dark mode, and nothing is clipped without a visible way to it at 320, 390 and 430 px wide.
+ * Every text's contrast is also checked beside axe-core, which leaves out some (audit.ts).
  * The screens come from the gallery agent (gallery-agent.ts): the pairing page, the dashboard with
  * the push offer, Settings, the conversation list (running, waiting, idle and closed rows), a chat
  * with every item kind and a long tool output, each ask kind, a running turn, a right-to-left
@@ -9,7 +10,7 @@
 import type { Page } from "@playwright/test";
 import { startCollie, type CollieServer } from "./collie.ts";
 import { expect, test as base } from "./fixtures.ts";
-import { axeViolations, clippedOnScreen } from "./audit.ts";
+import { axeViolations, clippedOnScreen, lowContrastText } from "./audit.ts";
 import { GALLERY } from "./gallery.ts";
 import { startOwnAgent, type OwnAgent } from "./own-agent.ts";
 
@@ -73,6 +74,7 @@ const WIDTHS = [320, 390, 430] as const;
 async function audit(page: Page, where: string, widths: readonly number[]): Promise<void> {
   // Soft: one run lists what every screen has, not only the first screen's.
   expect.soft(await axeViolations(page), `${where}: axe-core violations`).toEqual([]);
+  expect.soft(await page.evaluate(lowContrastText), `${where}: text with too little contrast`).toEqual([]);
   for (const width of widths) {
     await page.setViewportSize({ width, height: 844 });
     expect.soft(await page.evaluate(clippedOnScreen), `${where} at ${width} px: clipped without a way to it`).toEqual([]);
@@ -107,3 +109,54 @@ for (const scheme of ["light", "dark"] as const) {
     }
   });
 }
+
+/** The colour a mark is drawn in and the colour of its row, as `rgb(…)`, for each mark on the list. */
+function markColours(): Record<string, { mark: string; row: string }> {
+  const out: Record<string, { mark: string; row: string }> = {};
+  for (const el of Array.from(document.querySelectorAll("[data-mark]"))) {
+    const shape = el.querySelector("svg > *");
+    const s = shape ? getComputedStyle(shape) : null;
+    const mark = !s ? "none" : s.fill !== "none" ? s.fill : s.stroke;
+    out[el.getAttribute("data-mark")!] ??= { mark, row: getComputedStyle(el.closest(".row")!).backgroundColor };
+  }
+  return out;
+}
+
+const contrast = (a: string, b: string): number => {
+  const lum = (c: string) => {
+    const [r, g, b2] = /rgba?\(([^)]+)\)/.exec(c)![1]!.split(/[ ,]+/).map(Number).map((v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b2!;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+};
+
+// Issue 32, item 5: the list's marks were faint grey rings and two dots told apart by colour alone.
+test("the list's state marks tell working, waiting, idle and closed apart without colour, and stand out from the row in both schemes", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const kinds = ["working", "waiting", "idle", "closed"] as const;
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await open(page, SCREENS.find((s) => s.name === "list")!);
+    for (const kind of kinds) await expect(page.locator(`[data-mark="${kind}"]`).first()).toBeVisible();
+    // Non-text contrast (WCAG 1.4.11): the mark against its row.
+    const colours = await page.evaluate(markColours);
+    for (const kind of kinds) {
+      expect(contrast(colours[kind]!.mark, colours[kind]!.row), `${kind} mark in ${scheme} mode: ${JSON.stringify(colours[kind])}`).toBeGreaterThanOrEqual(3);
+    }
+  }
+  // Without colour (WCAG 1.4.1): every mark drawn in one colour still has a shape of its own, and
+  // says what it means to a screen reader and as a tooltip.
+  // (Through the CSSOM: the app's CSP refuses a style tag.)
+  await page.locator("[data-mark]").evaluateAll((marks) => marks.forEach((m) => ((m as HTMLElement).style.filter = "grayscale(1) brightness(0)")));
+  const shapes = new Map<string, string>();
+  for (const kind of kinds) {
+    const mark = page.locator(`[data-mark="${kind}"]`).first();
+    const label = { working: "Working", waiting: "Waiting on you", idle: "Idle", closed: "Closed" }[kind];
+    await expect(mark).toHaveAttribute("role", "img");
+    await expect(mark).toHaveAccessibleName(label);
+    await expect(mark).toHaveAttribute("title", label);
+    shapes.set(kind, (await mark.screenshot({ animations: "disabled" })).toString("base64"));
+  }
+  expect(new Set(shapes.values()).size, "four different shapes").toBe(kinds.length);
+});

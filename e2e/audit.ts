@@ -83,3 +83,55 @@ export function clippedOnScreen(): string[] {
   }
   return found;
 }
+
+/**
+ * Every text's contrast against what it is drawn on, read from the live page (runs in the
+ * browser), beside axe-core's color-contrast rule: axe leaves out text hidden from assistive
+ * technology (`aria-hidden`, such as the dashboard's small counts, whose meaning is in an
+ * accessible name) and reports some text as "needs review" rather than failing it (a count on a
+ * coloured pill in a list row). Each text under 4.5:1 (3:1 when large) is named with its ratio. A
+ * disabled control is left out, as WCAG leaves it out.
+ */
+export function lowContrastText(): string[] {
+  type Rgba = [number, number, number, number];
+  const parse = (c: string): Rgba => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return [0, 0, 0, 0];
+    const [r, g, b, a] = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [r!, g!, b!, a ?? 1];
+  };
+  const over = (top: Rgba, under: Rgba): Rgba => {
+    const a = top[3];
+    return [top[0] * a + under[0] * (1 - a), top[1] * a + under[1] * (1 - a), top[2] * a + under[2] * (1 - a), 1];
+  };
+  const luminance = ([r, g, b]: Rgba): number => {
+    const lin = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const background = (el: Element): Rgba => {
+    const layers: Rgba[] = [];
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const bg = parse(getComputedStyle(e).backgroundColor);
+      if (bg[3] > 0) layers.push(bg);
+      if (bg[3] >= 1) break;
+    }
+    let color: Rgba = [255, 255, 255, 1];
+    for (const layer of layers.reverse()) color = over(layer, color);
+    return color;
+  };
+  const found: string[] = [];
+  for (const el of Array.from(document.body.querySelectorAll("*"))) {
+    if (!Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== "")) continue;
+    if (el.closest(":disabled, [aria-disabled='true']")) continue;
+    const s = getComputedStyle(el);
+    if (s.display === "none" || s.visibility === "hidden" || el.getBoundingClientRect().width === 0) continue;
+    const bg = background(el);
+    const fg = over(parse(s.color), bg);
+    const [hi, lo] = [luminance(fg), luminance(bg)].sort((a, b) => b - a) as [number, number];
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(s.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(s.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) found.push(`<${el.tagName.toLowerCase()}.${String(el.className).split(/\s+/).join(".")}> "${el.textContent!.trim().slice(0, 30)}": ${ratio.toFixed(2)}:1`);
+  }
+  return found;
+}
