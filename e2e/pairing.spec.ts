@@ -16,7 +16,12 @@ test("an unpaired phone is told how to pair, and the printed link pairs it once"
   await page.goto(link);
   await expect(page.getByRole("heading", { name: "Pair this phone" })).toBeVisible();
   await page.screenshot({ path: "test-results/screens/pairing.png" });
-  await page.getByRole("button", { name: "Pair" }).click();
+  // Pair is the one thing to do here: drawn as the primary button, filled in the brand's colour
+  // (issue 32, item 10), not as an outline like a secondary one.
+  const pair = page.getByRole("button", { name: "Pair" });
+  const look = await pair.evaluate((el) => ({ fill: getComputedStyle(el).backgroundColor, border: getComputedStyle(el).borderTopColor, text: getComputedStyle(el).color }));
+  expect(look).toEqual({ fill: "rgb(31, 111, 92)", border: "rgb(31, 111, 92)", text: "rgb(255, 255, 255)" });
+  await pair.click();
   await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
 
   // Paired: the dashboard offers push once (where the browser can take it), and `Not now` puts it away.

@@ -116,6 +116,8 @@ export const WORDS = Object.freeze({
     toolLastSeen: "Last seen running",
   }),
   banner: Object.freeze({
+    /** The phone's own network is down (the browser says it is offline): Collie is not the one away. */
+    phoneOffline: "This phone is offline. It reconnects by itself.",
     offline: "Collie cannot be reached. Reconnecting…",
     reconnecting: "Reconnecting…",
     /** What is drawn came from the phone's saved copy. */
