@@ -76,3 +76,36 @@ test("collie pair --state-dir links to the running daemon's port; its code typed
   await expect(offer.getByRole("status")).toHaveText(/^Push notifications could not be turned on: this browser has no push service|^Asks that need you reach this device/);
   await phone.close();
 });
+
+// Issue 37, item 6: with permission granted and a push service that never answers, `Turn on` spun
+// "Turning push notifications on…" for 20 s and more, both buttons dimmed, until a reload.
+test("the push offer gives up on a push service that never answers, says so, and its buttons work again", async ({ page, context, collie }) => {
+  await context.grantPermissions(["notifications"], { origin: collie.url });
+  // This browser's push service: asked for a subscription, it never answers.
+  await page.addInitScript(() => {
+    PushManager.prototype.subscribe = () => new Promise<PushSubscription>(() => {});
+  });
+  await page.clock.install();
+  await page.goto("/");
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.evaluate(() => localStorage.setItem("collie.offerPush", "1"));
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  const yes = offer.getByRole("button", { name: "Turn on" });
+  const no = offer.getByRole("button", { name: "Not now" });
+  await yes.click();
+  await expect(offer.getByRole("status")).toHaveText("Turning push notifications on…");
+  await expect(yes).toBeDisabled();
+  await expect(no).toBeDisabled();
+
+  await page.clock.runFor(9_000);
+  await expect(offer.getByRole("status")).toHaveText("Turning push notifications on…");
+  await page.clock.runFor(1_000);
+  await expect(offer.getByRole("status")).toHaveText(
+    "Push notifications could not be turned on: the browser's push service did not answer in 10 seconds. Try again in a moment, or another browser.",
+  );
+  await expect(yes).toBeEnabled();
+  await expect(no).toBeEnabled();
+  await no.click();
+  await expect(offer).toHaveCount(0);
+});
