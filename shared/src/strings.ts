@@ -116,6 +116,8 @@ export const WORDS = Object.freeze({
     toolLastSeen: "Last seen running",
   }),
   banner: Object.freeze({
+    /** The phone's own network is down (the browser says it is offline): Collie is not the one away. */
+    phoneOffline: "This phone is offline. It reconnects by itself.",
     offline: "Collie cannot be reached. Reconnecting…",
     reconnecting: "Reconnecting…",
     /** What is drawn came from the phone's saved copy. */
@@ -131,6 +133,8 @@ export const WORDS = Object.freeze({
     failed: (why: string) => `Push notifications could not be turned on: ${why}`,
     /** The browser has no push service to subscribe with (e.g. a Chromium build without one). */
     noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
+    /** The browser's push service did not answer the subscription in time (issue 37, item 6). */
+    timedOut: (seconds: number) => `the browser's push service did not answer in ${seconds} seconds. Try again in a moment, or another browser.`,
     /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
     refused: "the browser refused. Try again in a moment.",
     /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */

@@ -77,12 +77,19 @@ describe("safety (X-2)", () => {
 describe("structure (P-18)", () => {
   test("headings, emphasis, strong, strikethrough and inline code", () => {
     const el = md("# Refund issued\n\n**Amount** is *40 EUR*, ~~50~~, ref `r-8812` and snake_case_name stays");
-    expect(el.querySelector("h3")!.textContent).toBe("Refund issued");
+    expect(el.querySelector("h2")!.textContent).toBe("Refund issued");
     expect(el.querySelector("strong")!.textContent).toBe("Amount");
     expect(el.querySelector("em")!.textContent).toBe("40 EUR");
     expect(el.querySelector("del")!.textContent).toBe("50");
     expect(el.querySelector("code")!.textContent).toBe("r-8812");
     expect(el.textContent).toContain("snake_case_name");
+  });
+
+  test("headings sit under the chat's h1 and never skip a level, whatever the agent's #s (axe heading-order)", () => {
+    const el = md("## What I can do\n\ntext\n\n#### Refund\n\n> ###### Quoted\n\n## Next");
+    expect([...el.querySelectorAll("h1, h2, h3, h4, h5, h6")].map((h) => `${h.tagName} ${h.textContent}`)).toEqual([
+      "H2 What I can do", "H3 Refund", "H4 Quoted", "H2 Next",
+    ]);
   });
 
   test("bulleted and numbered lists, nested by indentation", () => {

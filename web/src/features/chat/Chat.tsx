@@ -189,7 +189,8 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
     <main className="screen chat">
       <header className="topbar chat-header">
         <BackLink agent={agent} />
-        <div className="chat-title">
+        {/* Focusable: a tap (or a keyboard) on a title or subtitle cut at the screen's edge shows it whole (issue 32, item 12). */}
+        <div className="chat-title" tabIndex={0}>
           <h1>
             <span className="chat-title-text">{conversationTitle(conversation)}</span> <ExperimentalBadge />
           </h1>

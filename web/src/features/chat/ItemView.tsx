@@ -66,7 +66,8 @@ function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
       body = (
         <figure className="code-block">
           {item.lang && <figcaption className="code-lang">{item.lang}</figcaption>}
-          <pre><code>{item.text}</code></pre>
+          {/* Focusable: a keyboard scrolls a long line into view (axe scrollable-region-focusable). */}
+          <pre tabIndex={0}><code>{item.text}</code></pre>
         </figure>
       );
       break;
@@ -90,7 +91,8 @@ function ItemViewImpl({ item, today, showTime = true }: ItemViewProps) {
             </span>
           </div>
           {item.call && <code className="tool-call">{item.call}</code>}
-          {item.output && <pre className="tool-output">{item.output}</pre>}
+          {/* Focusable: a long output scrolls, and a keyboard must reach it too (issue 32, item 7). */}
+          {item.output && <pre className="tool-output" tabIndex={0}>{item.output}</pre>}
         </div>
       );
       break;

@@ -408,7 +408,25 @@ export function renderInline(text: string): ReactNode[] {
 
 // ---- render ----------------------------------------------------------------------------------
 
-function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string): ReactNode[] {
+/**
+ * The page level of each markdown heading level an item uses: the chat's title is the page's h1,
+ * so the item's topmost heading is an h2 and each deeper level it uses one more, whatever `#`s
+ * the agent wrote (`##` then `####` reads h2, h3): a screen reader's outline never skips a level.
+ */
+function headingLevels(blocks: readonly Block[]): Map<number, number> {
+  const used = new Set<number>();
+  const walk = (bs: readonly Block[]): void => {
+    for (const b of bs) {
+      if (b.t === "h") used.add(b.level);
+      else if (b.t === "quote") walk(b.blocks);
+      else if (b.t === "list") b.items.forEach(walk);
+    }
+  };
+  walk(blocks);
+  return new Map([...used].sort((a, b) => a - b).map((level, n) => [level, Math.min(6, n + 2)]));
+}
+
+function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string, levels: Map<number, number>): ReactNode[] {
   return blocks.map((b, n) => {
     const last = n === blocks.length - 1;
     const t = last ? tail : null;
@@ -417,23 +435,22 @@ function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string): ReactNo
       case "p":
         return <p key={key}>{renderInline(b.text)}{t}</p>;
       case "h": {
-        // The page's own headings come first: markdown `#` is a level-3 heading in the chat.
-        const Tag = `h${Math.min(6, b.level + 2)}` as "h3" | "h4" | "h5" | "h6";
+        const Tag = `h${levels.get(b.level) ?? 6}` as "h2" | "h3" | "h4" | "h5" | "h6";
         return <Tag key={key} className={`md-h md-h${b.level}`}>{renderInline(b.text)}{t}</Tag>;
       }
       case "code":
         return (
-          <pre key={key} className="md-code" data-lang={b.lang || undefined}>
+          <pre key={key} className="md-code" data-lang={b.lang || undefined} tabIndex={0}>
             <code>{b.text}</code>{t}
           </pre>
         );
       case "hr":
         return <Fragment key={key}><hr />{t}</Fragment>;
       case "quote":
-        return <blockquote key={key}>{renderBlocks(b.blocks, t, `${key}.`)}</blockquote>;
+        return <blockquote key={key}>{renderBlocks(b.blocks, t, `${key}.`, levels)}</blockquote>;
       case "list": {
         const items = b.items.map((item, m) => (
-          <li key={m}>{renderBlocks(item, m === b.items.length - 1 ? t : null, `${key}.${m}.`)}</li>
+          <li key={m}>{renderBlocks(item, m === b.items.length - 1 ? t : null, `${key}.${m}.`, levels)}</li>
         ));
         return b.ordered
           ? <ol key={key} start={b.start === 1 ? undefined : b.start}>{items}</ol>
@@ -452,7 +469,7 @@ export function Markdown({ text, cursor = false }: { text: string; cursor?: bool
   const rendered = useMemo(() => {
     const blocks = parseBlocks(text);
     const tail = cursor ? <Cursor /> : null;
-    return blocks.length === 0 ? tail : renderBlocks(blocks, tail, "b");
+    return blocks.length === 0 ? tail : renderBlocks(blocks, tail, "b", headingLevels(blocks));
   }, [text, cursor]);
   return <div className="markdown">{rendered}</div>;
 }

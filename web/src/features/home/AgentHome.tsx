@@ -13,8 +13,9 @@ import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConver
 import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
-  agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
+  agentConversations, closedRows, closedRowTime, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
 } from "./home.ts";
+import { Mark } from "./Mark.tsx";
 import { useHistory } from "./useHistory.ts";
 import "./home.css";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -158,18 +159,13 @@ function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
   return tools;
 }
 
-function Mark({ c }: { c: Conversation }) {
-  const mark = rowMark(c);
-  return <span className={`mark mark-${mark}`} role="img" aria-label={MARK_LABEL[mark]} data-mark={mark} />;
-}
-
 function OpenRow({ c, now }: { c: Conversation; now: number }) {
   const mark = rowMark(c);
   const line2 = conversationLine2(c);
   return (
     <li>
       <a className={`row conv-row conv-${mark}`} href={href({ name: "chat", agent: c.agent, pane: c.id })} data-pane={c.id}>
-        <Mark c={c} />
+        <Mark mark={mark} />
         <span className="row-main">
           <span className="row-line1">
             <span className="row-title">{conversationTitle(c)}</span>
@@ -226,6 +222,7 @@ function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: History
     <li className="closed-item">
       <div className="row closed-row" data-session={row.id}>
         <a className="closed-link" href={href({ name: "closed", agent, session: row.id })}>
+          <Mark mark="closed" />
           <span className="row-main">
             <span className="row-line1">
               <span className="row-title">{conversationTitle(row)}</span>
