@@ -241,7 +241,7 @@ interface PushPayloadBase {
   machine: string | null;
 }
 
-/** An ask needs you (U-2): `Permission needed in <pane>` or the agent's own title and line. */
+/** An ask needs you (U-2): `Permission needed in <pane>`, the agent's own title added after it, and its line. */
 export interface PushAskPayload extends PushPayloadBase {
   type: "ask";
   title: string;
