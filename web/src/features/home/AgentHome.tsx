@@ -29,7 +29,8 @@ export function AgentHome({ agent }: { agent: string }) {
   // P-8: an agent without the history cap shows its open conversations alone, no Closed, no note.
   const hasHistory = caps?.history === true;
   const wire = { agent: summary?.wire.agent ?? null, collie: summary?.wire.collie ?? state.collie?.wire ?? 1 };
-  const history = useHistory(agent, hasHistory, trigger, wire);
+  const away = agentAway(summary);
+  const history = useHistory(agent, hasHistory, trigger, wire, away);
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
   const moreOpen = useMoreOpen(agent, open.length, summary?.counts.open ?? 0);
   const now = phone.now();
@@ -64,7 +65,7 @@ export function AgentHome({ agent }: { agent: string }) {
         )}
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
-      {agentAway(summary) && <AwayNote text={AWAY_WORDS.home} />}
+      {away && <AwayNote text={AWAY_WORDS.home} />}
       {!state.loaded && <p className="muted">{WORDS.screen.connecting}</p>}
       {open.length > 0 && (
         <ul className="rows home-open" aria-label={WORDS.screen.openConversations}>
