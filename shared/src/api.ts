@@ -40,6 +40,11 @@ export interface AgentSummary {
   notShown?: number;
   /** Why the agent is unreachable, in words without secrets. */
   problem?: string;
+  /**
+   * On a crew lead: the member machine itself cannot be reached (C-1), which is why this agent
+   * reads `unreachable`; the phone says `<machine> is offline` on the machine's section.
+   */
+  machineOffline?: true;
 }
 
 /** A conversation as the agent's home lists it (P-5): the pane's summary plus what the list shows. */

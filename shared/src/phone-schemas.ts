@@ -105,6 +105,7 @@ const AgentSummary = obj({
   counts: obj({ open: count, waiting: count }),
   notShown: Type.Optional(count),
   problem: Type.Optional(text),
+  machineOffline: Type.Optional(yes),
 });
 
 const Snapshot = obj({

@@ -86,6 +86,10 @@ export const WORDS = Object.freeze({
     settings: "Settings",
     spaces: "Spaces",
     noAgents: "No durable agents are attached. Add one to sources.json.",
+    /** A crew member's section (C-1): a Durable agents section, with the machine's name. */
+    durableAgentsOn: (machine: string) => `${STRINGS.durableAgents} on ${machine}`,
+    /** A crew member that cannot be reached, on its section (issue #37). */
+    machineOffline: (machine: string) => `${machine} is offline`,
     openConversations: "Open conversations",
     alwaysAllowed: "Always allowed",
     starters: "Starters",

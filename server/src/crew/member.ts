@@ -99,9 +99,13 @@ export class CrewMember {
     return rows;
   }
 
-  /** The member's open conversations, in the lead's names; none while it is not connected. */
+  /**
+   * The member's open conversations, in the lead's names. While it cannot be reached they stay as
+   * it last sent them (like an unreachable agent's, docs/crew.md), so a phone that reloads still
+   * finds the chat with its pending answer; none from a member on another crew version.
+   */
   conversations(): Conversation[] {
-    if (this.#state !== "ready") return [];
+    if (this.#state === "version-mismatch") return [];
     return [...this.#conversations.values()].map((c) => ({ ...c, agent: this.key(c.agent) }));
   }
 
@@ -357,6 +361,8 @@ export class CrewMember {
       row.state = this.#state;
       row.counts = { open: 0, waiting: 0 };
       if (this.#problem) row.problem = this.#problem;
+      // The machine itself is away: its section says so, not each row alone (issue #37).
+      if (this.#state === "unreachable") row.machineOffline = true;
     }
     return row;
   }

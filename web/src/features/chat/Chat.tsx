@@ -12,7 +12,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
+import { agentName, conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
@@ -81,7 +81,7 @@ function BackLink({ agent }: { agent: string }) {
 function ClosedNote({ agent }: { agent: string }) {
   return (
     <p className="chat-closed-note" role="status">
-      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agent}</a>
+      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agentName(agent)}</a>
     </p>
   );
 }

@@ -9,7 +9,7 @@ import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } f
 import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
-import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { agentName, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
 import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
@@ -55,9 +55,13 @@ export function AgentHome({ agent }: { agent: string }) {
     <main className="screen agent-home">
       <header className="topbar">
         <a className="icon-button" href={href({ name: "dashboard" })} aria-label={WORDS.screen.back}>‹</a>
-        <h1>
-          {summary ? agentTitle(summary) : agent} <ExperimentalBadge />
-        </h1>
+        <div className="home-title">
+          <h1>
+            {agentName(agent, summary)} <ExperimentalBadge />
+          </h1>
+          {/* Two agents named `desk` on two machines: the header says whose (C-1, issue #37). */}
+          {summary?.machine && <div className="home-line2 muted" data-machine={summary.machine}>{summary.machine}</div>}
+        </div>
         {caps?.starters === true && (
           <a className="home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation}>
             <span aria-hidden="true">+</span> New
