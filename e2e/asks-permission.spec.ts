@@ -54,11 +54,11 @@ test("Allow: the refund runs and the agent says so", async ({ page, shot }) => {
   await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
   await expect(chat.header).toContainText("Order 5521 · refunded");
   await expect(items(page, "notice").filter({ hasText: endedLines })).toHaveCount(0);
-  // The answer leaves a quiet line under the call: what was decided, by which phone, when.
-  const decided = chat.log.locator(`[data-item-id="${itemId}"] ~ .decision-line`);
-  await expect(decided).toHaveText(/^Allowed: refund · Phone · \d{1,2}:\d{2}/);
+  // An ask answered on the phone leaves no line (P-16, issue #34): the tap had its own card.
+  await expect(chat.log.locator(".decision-line")).toHaveCount(0);
   await page.reload();
-  await expect(chat.log.locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
+  await expect(chat.log).toContainText("Done: I refunded 40 EUR for order 5521.");
+  await expect(chat.log.locator(".decision-line")).toHaveCount(0);
 });
 
 test("Deny: the refund does not run", async ({ page }) => {
@@ -131,8 +131,8 @@ test("Always allow takes two taps; the next call passes without a card", async (
   await expect(chat.log.locator("[data-ask-id]")).toHaveCount(0);
   expect(asksAnnounced(news, pane)).toHaveLength(1);
   expect(posted).toHaveLength(1);
-  // The chat says what was decided; the agent's home lists the tool as always allowed.
-  await expect(chat.log.locator(".decision-line")).toHaveText(/^Always allowed: check_stock · Phone · /);
+  // No answer line in the chat (P-16); the agent's home lists the tool as always allowed.
+  await expect(chat.log.locator(".decision-line")).toHaveCount(0);
   await page.goto("/#/agent/desk");
   const list = page.getByRole("region", { name: "Always allowed" });
   await expect(list.locator("[data-tool]")).toHaveText([/^check_stock · Phone · /]);

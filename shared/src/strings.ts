@@ -149,7 +149,9 @@ export const WORDS = Object.freeze({
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
-    /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
+    /** After a held answer's line (issue #34): it waits in Collie. */
+    heldAnswer: "Collie delivers it when the durable agent is back.",
+    /** A quiet line for an answer Collie holds: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {
         case "allow": return `Allowed: ${what}`;

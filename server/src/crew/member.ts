@@ -17,6 +17,7 @@ import { RETRY_DELAYS_MS } from "../agents/connection.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import { COLLIE_WIRE_VERSIONS } from "../version.ts";
 import { CREW_HELLO_PATH, CREW_PROTOCOL_VERSION } from "./protocol.ts";
+import { checkDecision } from "./check-decision.ts";
 
 /** The crew key of a member's agent on the lead: `<agent>@<member>` (agent names never hold `@`). */
 export function crewKey(agent: string, member: string): string {
@@ -123,8 +124,8 @@ export class CrewMember {
     return this.client.get(path, timeoutMs);
   }
 
-  post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
-    return this.client.post(path, body, timeoutMs);
+  post(path: string, body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<AgentReply> {
+    return this.client.post(path, body, timeoutMs, headers);
   }
 
   start(): void {
@@ -305,6 +306,12 @@ export class CrewMember {
         // An answer the member held for its agent, delivered now: the lead's phone made it.
         publish({ type: "held-outcome", agent: this.key(m.agent), requestId: m.requestId, status: m.status, body: m.body });
         return;
+      case "decision": {
+        // An answer held (or taken) on the member: the lead's phones see it at once (issue #37).
+        const decision = checkDecision(m.decision);
+        if (decision && this.#agents.has(m.agent)) publish({ type: "decision", agent: this.key(m.agent), decision });
+        return;
+      }
       case "resumed":
         return;
     }

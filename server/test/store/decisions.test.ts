@@ -59,6 +59,24 @@ describe("decisions", () => {
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
   });
 
+  test("a held answer is listed for its conversation, with its request id and answer, until it is delivered (issue #34)", () => {
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state);
+    const heldAt = Date.UTC(2026, 11, 2, 14, 5);
+    holdAnswer(state, "r1", "a1", heldAt);
+    const held = d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.deepEqual(held, {
+      askId: "a1", paneId: "p1", itemId: "item-a1", kind: "permission", title: "refund wants to run", tool: "refund", optionKind: "allow",
+      device: "Pixel", at: new Date(heldAt).toISOString(), held: true, requestId: "r1", answer: { kind: "permission", optionId: "allow" },
+    });
+    assert.deepEqual(d.heldForPane("desk", "p1"), [held]);
+    assert.deepEqual(d.heldForPane("desk", "p2"), []);
+    assert.equal(d.hold("no-such-id", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel")), null, "nothing held, nothing to list");
+    d.settle("r1", true);
+    new HeldAnswers(state).release("r1");
+    assert.deepEqual(d.heldForPane("desk", "p1"), []);
+  });
+
   test("a held answer's decision outlives a restart of Collie before the delivery", () => {
     const dir = tempDir();
     const before = openStateDb(dir);

@@ -51,6 +51,11 @@ export function pendingState(sent: Sent): CardState {
   return { phase: "outcome", sent, retry: true, view: answerOutcome(null), handled: null };
 }
 
+/** An answer Collie holds for this ask (its record came from Collie: a reload, another phone). */
+export function heldState(sent: Sent): CardState {
+  return { phase: "held", sent, retry: false, view: null, handled: null };
+}
+
 /** Whether a new tap may send now. */
 export function canTap(s: CardState): boolean {
   return s.phase === "idle" || (s.phase === "outcome" && s.view !== null && !s.view.frozen && !s.view.retry);
