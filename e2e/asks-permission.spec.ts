@@ -82,7 +82,8 @@ test("Deny: the refund does not run", async ({ page }) => {
   await expect(items(page, "notice").filter({ hasText: endedLines })).toHaveCount(0);
 });
 
-test("Always allow takes two taps; the next call passes without a card", async ({ page }) => {
+test("Always allow takes two taps; the next call passes without a card", async ({ page, collie }) => {
+  test.setTimeout(120_000);
   const { pane, title, intro } = SEEDED.sofia;
   const news = liveNews(page);
   const chat = await openChat(page, pane, title, intro);
@@ -136,6 +137,24 @@ test("Always allow takes two taps; the next call passes without a card", async (
   await page.goto("/#/agent/desk");
   const list = page.getByRole("region", { name: "Always allowed" });
   await expect(list.locator("[data-tool]")).toHaveText([/^check_stock · Phone · /]);
+  // What it means and how it ends, one tap away (issue #32).
+  await list.getByText("What this means").click();
+  await expect(list).toContainText("A tool leaves this list when the agent asks about it again.");
+
+  // The desk dies; Collie started it, so Collie brings it back, and it has forgotten: asked about
+  // check_stock again, the tool leaves the list, which shows what the agent says now (issue #37).
+  await collie.killAgent();
+  await openChat(page, pane, title, intro);
+  await expect(page.locator("[data-away]")).toHaveCount(0, { timeout: 30_000 });
+  await say(page, "And the stock now?");
+  const again = askCard(page, "check_stock wants to run");
+  await expect(again).toBeVisible({ timeout: TURN_TIMEOUT });
+  await page.goto("/#/agent/desk");
+  await expect(page.locator('[data-pane="vip-7781"]')).toBeVisible();
+  await expect(list).toHaveCount(0);
+  await openChat(page, pane, title, intro);
+  await again.getByRole("button", { name: STRINGS.deny, exact: true }).click();
+  await expect(again).toHaveCount(0);
 });
 
 test("two phones answer the same ask: the second reads Already answered", async ({ page, browser }) => {

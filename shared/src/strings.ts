@@ -92,6 +92,11 @@ export const WORDS = Object.freeze({
     machineOffline: (machine: string) => `${machine} is offline`,
     openConversations: "Open conversations",
     alwaysAllowed: "Always allowed",
+    /** How the agent home's `Always allowed` opens its explanation (issue #32). */
+    alwaysAllowedWhat: "What this means",
+    /** What `Always allowed` means and how it ends (issue #32, #37). */
+    alwaysAllowedMeans:
+      "You tapped Always allow for these tools, so the durable agent runs them without asking you. It lasts while the agent remembers it; a restart usually ends it. A tool leaves this list when the agent asks about it again.",
     starters: "Starters",
     earlierNotKept: "Earlier messages are not kept here.",
     steered: "Steered",

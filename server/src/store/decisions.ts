@@ -103,6 +103,20 @@ export class Decisions {
     return rows.map((r) => JSON.parse(r.decision) as Decision);
   }
 
+  /**
+   * The agent asks about a tool again (a permission ask naming it, raised after the `Always allow`):
+   * it no longer allows it always, whatever the reason (it restarted and forgot; it ended it
+   * itself). The home's `Always allowed` shows what the agent says now (issue #37), so the tool
+   * leaves it. Returns whether the list changed.
+   */
+  asked(agent: string, ask: Pick<Ask, "kind" | "tool" | "createdAt">): boolean {
+    const tool = ask.tool?.name;
+    const at = Date.parse(ask.createdAt);
+    if (ask.kind !== "permission" || !tool || !Number.isFinite(at)) return false;
+    const { changes } = this.#state.db.prepare("DELETE FROM decisions WHERE agent = ? AND tool = ? AND option_kind = 'allow-always' AND at < ?").run(agent, tool, at);
+    return Number(changes) > 0;
+  }
+
   /** The tools a phone answered `Always allow` for, newest first, each once. */
   alwaysAllowed(agent: string): { tool: string; device: string; at: string }[] {
     const rows = this.#state.db

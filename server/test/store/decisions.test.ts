@@ -44,6 +44,25 @@ describe("decisions", () => {
     assert.deepEqual(d.alwaysAllowed("other"), []);
   });
 
+  test("a tool the agent asks about again leaves Always allowed: the list shows what the agent says now (issue #37)", () => {
+    let t = Date.UTC(2026, 11, 2, 14, 0);
+    const d = new Decisions(openStateDb(":memory:"), () => t);
+    d.record("desk", draftDecision("p1", permission("a1", "check_stock"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const answered = t;
+    t += 1000;
+    d.record("desk", draftDecision("p1", permission("a2", "lookup"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const at = (ms: number) => new Date(ms).toISOString();
+    // An ask raised before the answer (still open then) ends nothing; another tool's, or a choice, neither.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(answered - 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "refund" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "choice", tool: { name: "check_stock" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: "not a time" }), false);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup", "check_stock"]);
+    // Asked again after it (the agent restarted and forgot): it leaves the list; the other stays.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(t + 5000) }), true);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup"]);
+  });
+
   test("a held answer becomes a decision once delivered and taken; refused, none", () => {
     const state = openStateDb(":memory:");
     const d = new Decisions(state);

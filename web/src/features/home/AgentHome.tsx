@@ -97,6 +97,11 @@ export function AgentHome({ agent }: { agent: string }) {
       {always.length > 0 && (
         <section className="home-always" aria-labelledby="home-always-heading">
           <h2 id="home-always-heading">{WORDS.screen.alwaysAllowed}</h2>
+          {/* What it means and how it ends (issue #32), one tap away. */}
+          <details className="always-what">
+            <summary>{WORDS.screen.alwaysAllowedWhat}</summary>
+            <p className="muted">{WORDS.screen.alwaysAllowedMeans}</p>
+          </details>
           <ul className="always-list">
             {always.map((t) => (
               <li key={t.tool} data-tool={t.tool}>
@@ -142,7 +147,8 @@ function useMoreOpen(agent: string, loaded: number, total: number): { more: bool
 
 /**
  * The tools a phone answered `Always allow` for on this agent (issue 21), read once per visit and
- * again when a new decision comes in. The agent itself remembers them (S-27); this is the trace.
+ * again when a new decision comes in or the agent's open asks change. The agent itself remembers
+ * them (S-27); this is Collie's record, which ends a tool when the agent asks about it again.
  */
 function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
   const reader = useRead();
@@ -153,13 +159,21 @@ function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
     for (const [key, list] of decisions) if (key.startsWith(`${agent}\n`)) n += list.filter((d) => d.optionKind === "allow-always").length;
     return n;
   }, [decisions, agent]);
+  // An ask about a tool ends its `Always allowed` (what the agent says now, issue #37): read again
+  // when the agent's open asks change.
+  const conversations = usePhoneState().conversations;
+  const asks = useMemo(() => {
+    const parts: string[] = [];
+    for (const c of conversations.values()) if (c.agent === agent && c.openAsks > 0) parts.push(`${c.id}:${c.openAsks}`);
+    return parts.sort().join(" ");
+  }, [conversations, agent]);
   useEffect(() => {
     // Offline, or refused: the list stays as it was.
     void reader.fresh("alwaysAllowed", { agent }).then((r) => {
       if (r.kind === "reply" && r.reply.status === 200 && Array.isArray(r.reply.body.tools)) setTools(r.reply.body.tools);
     });
     return () => reader.drop();
-  }, [reader, agent, alwaysCount]);
+  }, [reader, agent, alwaysCount, asks]);
   return tools;
 }
 
