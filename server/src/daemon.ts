@@ -168,7 +168,11 @@ export class Daemon {
               live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask });
               pushAsk(agent, change.paneId, change.ask);
               // Asked about a tool it was always allowed: it no longer is (issue #37).
-              decisions.asked(agent, change.ask);
+              try {
+                decisions.asked(agent, change.ask);
+              } catch (err) {
+                log(`decisions: ${(err as Error).message}`);
+              }
               break;
             case "ask-closed":
               live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title });
