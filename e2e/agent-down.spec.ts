@@ -25,7 +25,8 @@ const WORDS = {
   heldAnswer: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.`,
 };
 
-const test = askTest();
+// The desk runs as the user's own agent here: Collie would start its own example again at once.
+const test = askTest({ ownAgent: true });
 test.use({ viewport: { width: 390, height: 844 } });
 
 test("a message sent while the agent is down is held, survives a reload, and lands once when it is back", async ({ page, collie, shot }) => {
@@ -99,6 +100,8 @@ test("a dead agent does not look alive: the chat and the list say it cannot be r
   await page.getByRole("link", { name: "Back" }).click();
   await expect(page.locator("[data-away]")).toHaveText(WORDS.awayHome);
   await expect(page.locator(`[data-pane="${pane}"]`)).toContainText(title);
+  // One state, one sentence (issue #32): nothing at the list's end says the same again.
+  await expect(page.getByText(STRINGS.historyNoAnswer)).toHaveCount(0);
   await page.getByRole("link", { name: "Back" }).click();
   await expect(page.locator('[data-agent="desk"]')).toContainText(STRINGS.unreachable);
   // A reload while it is down still finds the chat (not "closed"), with the note.
@@ -114,6 +117,13 @@ test("a dead agent does not look alive: the chat and the list say it cannot be r
   await expect(card.getByRole("button", { name: STRINGS.allow, exact: true })).toHaveAttribute("data-chosen", "true");
   await expect(card.getByRole("button", { name: STRINGS.deny, exact: true })).not.toHaveAttribute("data-chosen");
   await shot("agent-away-held-answer");
+  // A reload: the card still says which answer waits, from Collie's record (issue #34), with no
+  // answer line besides it and no buttons offered again.
+  await page.reload();
+  await expect(chat.log).toContainText(intro);
+  await expect(card.getByRole("status")).toHaveText(WORDS.heldAnswer(STRINGS.allow));
+  await expect(card.getByRole("button", { name: STRINGS.allow, exact: true })).toHaveAttribute("data-chosen", "true");
+  await expect(chat.log.locator(".decision-line")).toHaveCount(0);
 
   // Back: the note goes, the held answer lands, the refund runs once.
   await collie.startAgent();
@@ -121,8 +131,8 @@ test("a dead agent does not look alive: the chat and the list say it cannot be r
   await expect(card).toHaveCount(0, { timeout: 30_000 });
   await expect(items(page, "reply").filter({ hasText: "Done: I refunded 649 EUR for order 7781." })).toHaveCount(1, { timeout: TURN_TIMEOUT });
   await expect(refund).toHaveCount(1);
-  // Delivered and taken: the held answer leaves its line like any other.
-  await expect(chat.log.locator(".decision-line")).toHaveText(/^Allowed: refund · Phone · /);
+  // Delivered and taken: no line stays (P-16), as for any answer given on the phone.
+  await expect(chat.log.locator(".decision-line")).toHaveCount(0);
 });
 
 test("after the agent restarts, each row of the conversation list shows its newest item's or ask's time", async ({ page, collie }) => {

@@ -272,11 +272,13 @@ test("a hostile ask's push shows its text as text, and its tap lands on the card
   const push = await phone.next();
   expect(push.payload.type).toBe("ask");
   if (push.payload.type !== "ask") return;
-  expect(push.payload.title).toBe(H.svg);
+  // Collie's title, with the agent's own added after it (U-2).
+  expect(push.payload.title.startsWith("Permission needed in ")).toBe(true);
+  expect(push.payload.title.endsWith(` · ${H.svg}`)).toBe(true);
   expect(push.payload.body).toBe(H.img);
 
   await phone.deliver(push.text);
-  await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body])).toEqual([[H.svg, H.img]]);
+  await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body])).toEqual([[push.payload.title, H.img]]);
 
   // Tapped: the app opens at the card, which shows the same text as text.
   await page.goto("/");

@@ -3,7 +3,7 @@
  * and the gateway, fed by sources.json (watched: an edit applies without a restart, a bad edit
  * keeps the last good config, D-1).
  */
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, mkdirSync, watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { AgentManager } from "./agents/manager.ts";
@@ -32,9 +32,29 @@ export const HELD_BY_COLLIE = "collie (held)";
 /** How long open connections get to end by themselves when the daemon closes. */
 const CLOSE_GRACE_MS = 500;
 
+/**
+ * sources.json to read and watch (D-1). `fallback`: the agents shown while the file does not exist
+ * yet (the bundled example, D-7); the path's folder is watched from the start, so a file written
+ * later (`collie durable attach`, `collie crew join`, an editor) applies live. `applied` hears the
+ * agents in force each time they are applied (main.ts keeps the example running while they name it).
+ */
+export interface WatchedSources {
+  path: string;
+  fallback?: AgentSource[];
+  applied?: (durable: AgentSource[]) => Promise<void>;
+}
+
+/** What the admin socket tells the command line of the sources in force (docs/sources.md). */
+export interface SourcesReport {
+  /** The sources.json this Collie reads, or null for fixed sources. */
+  path: string | null;
+  /** The fallback's agents while they are in force (no sources.json yet), else null. */
+  fallback: { name: string; socket: string }[] | null;
+}
+
 export interface DaemonOptions {
-  /** sources.json to read and watch; or fixed sources (the embedded default, tests). */
-  sources: { path: string } | { fixed: AgentSource[] };
+  /** sources.json to read and watch; or fixed sources (tests). */
+  sources: WatchedSources | { fixed: AgentSource[] };
   stateDir: string | ":memory:";
   log?: (line: string) => void;
   tuning?: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs">;
@@ -72,8 +92,12 @@ export class Daemon {
   #expireTimer: NodeJS.Timeout | null = null;
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
+  /** The first read of the sources happened. */
+  #started = false;
   /** The name under which the agent on `COLLIE_DURABLE_SOCKET` is shown, or null when it is not added. */
   envAgent: string | null = null;
+  /** The fallback is in force: no sources.json has existed since the start (D-7). */
+  fallbackInForce = false;
 
   private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
@@ -143,6 +167,12 @@ export class Daemon {
             case "ask":
               live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask });
               pushAsk(agent, change.paneId, change.ask);
+              // Asked about a tool it was always allowed: it no longer is (issue #37).
+              try {
+                decisions.asked(agent, change.ask);
+              } catch (err) {
+                log(`decisions: ${(err as Error).message}`);
+              }
               break;
             case "ask-closed":
               live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title });
@@ -202,7 +232,10 @@ export class Daemon {
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()) });
+      daemon.#admin = await startAdminSocket(opts.stateDir, {
+        devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()),
+        sources: () => daemon.sourcesReport(),
+      });
     }
     // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
@@ -227,8 +260,10 @@ export class Daemon {
       return;
     }
     await this.reloadSources();
-    // Watch the directory: editors and `collie durable attach` replace the file atomically.
+    // Watch the directory: editors and `collie durable attach` replace the file atomically. It is
+    // made (owner-only) when missing, so a sources.json written later is seen too (D-1, issue #34).
     try {
+      mkdirSync(dirname(src.path), { recursive: true, mode: 0o700 });
       this.#watcher = watch(dirname(src.path), (_event, file) => {
         if (file !== null && file !== basename(src.path)) return;
         if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
@@ -239,10 +274,22 @@ export class Daemon {
     }
   }
 
-  /** Reads sources.json again; a bad file is refused and the last good config stays (D-1). */
+  /**
+   * Reads sources.json again; a bad file is refused and the last good config stays (D-1). Until a
+   * file exists, the fallback (the bundled example) is in force; the first file replaces it live.
+   */
   async reloadSources(): Promise<void> {
     const src = this.#opts.sources;
     if (!("path" in src)) return;
+    const fallback = src.fallback;
+    if (fallback && (this.fallbackInForce || !this.#started) && !existsSync(src.path)) {
+      this.#started = true;
+      this.fallbackInForce = true;
+      await this.#applied(fallback);
+      await this.#reconcile(fallback);
+      return;
+    }
+    this.#started = true;
     let sources: SourcesConfig;
     try {
       sources = loadConfig(src.path);
@@ -253,7 +300,31 @@ export class Daemon {
       return;
     }
     this.sourcesProblem = null;
+    if (this.fallbackInForce) this.#log(`${src.path} appeared: showing its agents now`);
+    this.fallbackInForce = false;
+    await this.#applied(sources.durable);
     await Promise.all([this.#reconcile(sources.durable), this.crew.reconcile(sources.crew)]);
+  }
+
+  /** Tells main.ts which agents are in force (it keeps the example running while they name it). */
+  async #applied(durable: AgentSource[]): Promise<void> {
+    const src = this.#opts.sources;
+    if (!("path" in src) || !src.applied) return;
+    try {
+      await src.applied(durable);
+    } catch (err) {
+      this.#log(`sources: ${(err as Error).message}`);
+    }
+  }
+
+  /** The sources in force, for the command line (`durable attach`, `crew join`). */
+  sourcesReport(): SourcesReport {
+    const src = this.#opts.sources;
+    if (!("path" in src)) return { path: null, fallback: null };
+    const fallback = this.fallbackInForce && src.fallback
+      ? src.fallback.flatMap((s) => (s.endpoint.kind === "socket" ? [{ name: s.name, socket: s.endpoint.path }] : []))
+      : null;
+    return { path: src.path, fallback };
   }
 
   /** Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket (S-5). */

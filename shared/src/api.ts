@@ -40,6 +40,11 @@ export interface AgentSummary {
   notShown?: number;
   /** Why the agent is unreachable, in words without secrets. */
   problem?: string;
+  /**
+   * On a crew lead: the member machine itself cannot be reached (C-1), which is why this agent
+   * reads `unreachable`; the phone says `<machine> is offline` on the machine's section.
+   */
+  machineOffline?: true;
 }
 
 /** A conversation as the agent's home lists it (P-5): the pane's summary plus what the list shows. */
@@ -76,13 +81,20 @@ export interface PaneDetail {
   items: Item[];
   itemsCut: boolean;
   asks: Ask[];
-  /** Answers given from a phone in this conversation, oldest first (only on the HTTP read). */
+  /**
+   * Answers Collie holds for this conversation until the agent is back (D-5), oldest first (only on
+   * the HTTP read; the live `decision` message adds to them). An answer the agent took is not here:
+   * the tap had its card, and the chat keeps no line for it (P-16).
+   */
   decisions?: Decision[];
 }
 
 /**
- * An answer a phone gave that the agent took (issue 21: answers leave a trace): the chat shows a
- * quiet line under the tool call it was about, `Allowed: refund · Pixel · 14:05`.
+ * An answer a phone gave: taken by the agent, or (`held`) kept by Collie until the agent is back.
+ * A taken one leaves no chat line (P-16: the tap had its own card); it is the record of the agent
+ * home's `Always allowed`. A held one is the record the card cannot give while its ask is not
+ * open on the phone: the chat shows `Allowed: refund · Pixel · 14:05` under the tool call, and
+ * that it waits in Collie, until it is delivered (issue #34).
  */
 export interface Decision {
   askId: string;
@@ -95,10 +107,16 @@ export interface Decision {
   tool?: string;
   /** A permission's option kind: `allow`, `allow-always`, `deny`, `cancel`. */
   optionKind?: string;
-  /** The paired device that answered. */
+  /** The paired device that answered (on a crew lead, the phone, never the lead machine). */
   device: string;
-  /** When the agent took it (ISO time). */
+  /** When the agent took it, or when Collie began to hold it (ISO time). */
   at: string;
+  /** Collie holds it for an agent that is away (D-5); it goes once delivered (`held-outcome`). */
+  held?: true;
+  /** A held answer's request id (its `held-outcome` names it). */
+  requestId?: string;
+  /** A held answer as it was sent, so its card shows which answer waits after a reload. */
+  answer?: Answer;
 }
 
 /** `GET /api/agents/:agent/always-allowed`: the tools a phone answered `Always allow` for, newest first. */
@@ -241,7 +259,7 @@ interface PushPayloadBase {
   machine: string | null;
 }
 
-/** An ask needs you (U-2): `Permission needed in <pane>` or the agent's own title and line. */
+/** An ask needs you (U-2): `Permission needed in <pane>`, the agent's own title added after it, and its line. */
 export interface PushAskPayload extends PushPayloadBase {
   type: "ask";
   title: string;

@@ -86,8 +86,17 @@ export const WORDS = Object.freeze({
     settings: "Settings",
     spaces: "Spaces",
     noAgents: "No durable agents are attached. Add one to sources.json.",
+    /** A crew member's section (C-1): a Durable agents section, with the machine's name. */
+    durableAgentsOn: (machine: string) => `${STRINGS.durableAgents} on ${machine}`,
+    /** A crew member that cannot be reached, on its section (issue #37). */
+    machineOffline: (machine: string) => `${machine} is offline`,
     openConversations: "Open conversations",
     alwaysAllowed: "Always allowed",
+    /** How the agent home's `Always allowed` opens its explanation (issue #32). */
+    alwaysAllowedWhat: "What this means",
+    /** What `Always allowed` means and how it ends (issue #32, #37). */
+    alwaysAllowedMeans:
+      "You tapped Always allow for these tools, so the durable agent runs them without asking you. It lasts while the agent remembers it; a restart usually ends it. A tool leaves this list when the agent asks about it again.",
     starters: "Starters",
     earlierNotKept: "Earlier messages are not kept here.",
     steered: "Steered",
@@ -155,7 +164,9 @@ export const WORDS = Object.freeze({
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
-    /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
+    /** After a held answer's line (issue #34): it waits in Collie. */
+    heldAnswer: "Collie delivers it when the durable agent is back.",
+    /** A quiet line for an answer Collie holds: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {
         case "allow": return `Allowed: ${what}`;

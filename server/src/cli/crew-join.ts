@@ -23,6 +23,8 @@ export interface JoinInput {
   stateDir: string;
   /** The name the member lists the lead under (`collie devices` there); the host name by default. */
   leadName?: string;
+  /** Entries a new sources.json starts with (the bundled example the running Collie shows). */
+  keep?: readonly { name: string; socket: string }[];
 }
 
 const JOIN_TIMEOUT_MS = 15_000;
@@ -73,6 +75,6 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   writeFileSync(tmp, `${body.token}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, tokenFile);
-  const result = upsertEntry(input.sourcesPath, "crew", { name: input.name, url: origin, token: `file:${tokenFile}` }, env);
+  const result = upsertEntry(input.sourcesPath, "crew", { name: input.name, url: origin, token: `file:${tokenFile}` }, env, input.keep ?? []);
   return { result, tokenFile };
 }

@@ -31,14 +31,15 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: "durable attach",
-    synopsis: "<name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]",
-    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie picks it up. Without --socket or --url it takes the socket from COLLIE_DURABLE_SOCKET.",
+    synopsis: "<name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F] [--state-dir D]",
+    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie applies it at once (the first file written under a Collie that shows the bundled example keeps the example in it). Without --socket or --url it takes the socket from COLLIE_DURABLE_SOCKET.",
     flags: [
       ["--socket PATH", "the agent's private Unix socket"],
       ["--url URL", "the agent's https address, for an agent on another machine"],
       ["--token T", "the bearer token for --url: a value, env:NAME or file:PATH"],
       ["--ca file:PEM", "a CA certificate to trust for --url"],
       ["--sources F", "the sources.json to edit (default ~/.config/collie/sources.json, or COLLIE_SOURCES)"],
+      STATE_DIR,
     ],
   },
   {
@@ -83,7 +84,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "crew join",
     synopsis: "<name> <member-url> <invite> [--sources F] [--state-dir D]",
-    summary: "On the lead: redeems a member's invite, keeps the crew credential in the state directory and adds the member to sources.json as <name> (docs/crew.md).",
+    summary: "On the lead: redeems a member's invite, keeps the crew credential in the state directory and adds the member to sources.json as <name>; a running Collie applies it at once, keeping the bundled example it shows (docs/crew.md).",
     flags: [
       ["--sources F", "the sources.json to edit (default ~/.config/collie/sources.json, or COLLIE_SOURCES)"],
       ["--state-dir D", "where the credential is kept (default ~/.local/state/collie, or COLLIE_STATE_DIR)"],

@@ -14,6 +14,7 @@ import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
 import { CrewMember } from "./member.ts";
+import { phoneNameHeader } from "./phone-name.ts";
 import { apiError } from "../errors.ts";
 
 const READ_TIMEOUT_MS = 10_000;
@@ -113,7 +114,7 @@ export class Crew {
    * came. A member that cannot be reached, or does not answer in time, gets it held: the same
    * request id makes a second delivery a replay at the agent if the first did arrive.
    */
-  async action(key: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+  async action(key: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome> {
     const own = this.owner(key);
     if (!own) return apiError("unknown-agent", `No durable agent named ${key}.`);
     const { member, agent } = own;
@@ -129,7 +130,8 @@ export class Crew {
     if (this.#held.forMachine(member.name).some((h) => h.requestId === body.requestId)) return { status: 202, body: { held: true } };
     if (member.state !== "ready") return hold();
     try {
-      const r = await member.post(path, body, ACTION_TIMEOUT_MS);
+      // The phone's name goes along, so what the member records names the phone (issue #37).
+      const r = await member.post(path, body, ACTION_TIMEOUT_MS, phoneNameHeader(phone));
       return memberOutcome(r.status, r.body);
     } catch (err) {
       if (!(err instanceof AgentUnreachable)) throw err;

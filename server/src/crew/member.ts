@@ -17,6 +17,7 @@ import { RETRY_DELAYS_MS } from "../agents/connection.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import { COLLIE_WIRE_VERSIONS } from "../version.ts";
 import { CREW_HELLO_PATH, CREW_PROTOCOL_VERSION } from "./protocol.ts";
+import { checkDecision } from "./check-decision.ts";
 
 /** The crew key of a member's agent on the lead: `<agent>@<member>` (agent names never hold `@`). */
 export function crewKey(agent: string, member: string): string {
@@ -99,9 +100,13 @@ export class CrewMember {
     return rows;
   }
 
-  /** The member's open conversations, in the lead's names; none while it is not connected. */
+  /**
+   * The member's open conversations, in the lead's names. While it cannot be reached they stay as
+   * it last sent them (like an unreachable agent's, docs/crew.md), so a phone that reloads still
+   * finds the chat with its pending answer; none from a member on another crew version.
+   */
   conversations(): Conversation[] {
-    if (this.#state !== "ready") return [];
+    if (this.#state === "version-mismatch") return [];
     return [...this.#conversations.values()].map((c) => ({ ...c, agent: this.key(c.agent) }));
   }
 
@@ -119,8 +124,8 @@ export class CrewMember {
     return this.client.get(path, timeoutMs);
   }
 
-  post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
-    return this.client.post(path, body, timeoutMs);
+  post(path: string, body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<AgentReply> {
+    return this.client.post(path, body, timeoutMs, headers);
   }
 
   start(): void {
@@ -301,6 +306,12 @@ export class CrewMember {
         // An answer the member held for its agent, delivered now: the lead's phone made it.
         publish({ type: "held-outcome", agent: this.key(m.agent), requestId: m.requestId, status: m.status, body: m.body });
         return;
+      case "decision": {
+        // An answer held (or taken) on the member: the lead's phones see it at once (issue #37).
+        const decision = checkDecision(m.decision);
+        if (decision && this.#agents.has(m.agent)) publish({ type: "decision", agent: this.key(m.agent), decision });
+        return;
+      }
       case "resumed":
         return;
     }
@@ -357,6 +368,8 @@ export class CrewMember {
       row.state = this.#state;
       row.counts = { open: 0, waiting: 0 };
       if (this.#problem) row.problem = this.#problem;
+      // The machine itself is away: its section says so, not each row alone (issue #37).
+      if (this.#state === "unreachable") row.machineOffline = true;
     }
     return row;
   }

@@ -12,7 +12,7 @@ import {
 } from "@colliepwa/shared";
 import type { PushAnswerOption, PushAnswers } from "@colliepwa/shared";
 
-/** The agent's own push title and line (U-2); Collie's default title is cut at TITLE_MAX. */
+/** The agent's own push title and line (U-2); Collie's own title is cut at TITLE_MAX. */
 export const AGENT_TITLE_MAX = 60;
 export const LINE_MAX = 120;
 /** `Permission needed in <pane>` with a long pane name is cut here. */
@@ -78,15 +78,28 @@ export interface AskPushInput {
   mask: (text: string) => string;
 }
 
+/** Between Collie's title and the agent's own, as the phone separates parts of a line. */
+export const TITLE_JOIN = " · ";
+
 /**
- * The push of one ask (U-2): title `Permission needed in <pane>` unless the agent gave its own
- * push title (≤ 60), body the agent's push line (≤ 120) else the ask's title.
+ * The title of an ask's push (U-2): always `Permission needed in <pane>` (cut at TITLE_MAX); the
+ * agent's own push title (≤ 60) is added after it, never in its place. Each part is masked (R-1)
+ * before it is cut.
+ */
+export function askTitle(paneTitle: string, ownTitle: string | undefined, mask: (text: string) => string): string {
+  const pane = oneLine(paneTitle) || STRINGS.untitledConversation;
+  const collie = cut(mask(STRINGS.permissionNeededIn(pane)), TITLE_MAX);
+  const own = oneLine(ownTitle ?? "");
+  return own ? `${collie}${TITLE_JOIN}${cut(mask(own), AGENT_TITLE_MAX)}` : collie;
+}
+
+/**
+ * The push of one ask (U-2): title `Permission needed in <pane>` with the agent's own push title
+ * added (`askTitle`), body the agent's push line (≤ 120) else the ask's title.
  */
 export function askPayload(input: AskPushInput): PushAskPayload {
   const { ask, mask } = input;
-  const own = oneLine(ask.push?.title ?? "");
-  const pane = oneLine(input.paneTitle) || STRINGS.untitledConversation;
-  const title = own ? cut(mask(own), AGENT_TITLE_MAX) : cut(mask(STRINGS.permissionNeededIn(pane)), TITLE_MAX);
+  const title = askTitle(input.paneTitle, ask.push?.title, mask);
   const line = oneLine(ask.push?.line ?? "");
   const body = cut(mask(line || oneLine(ask.title)), LINE_MAX);
   return {

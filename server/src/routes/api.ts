@@ -17,6 +17,7 @@ import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
 import { memberPath, type Crew } from "../crew/crew.ts";
+import { answeredBy, PHONE_NAME_HEADER } from "../crew/phone-name.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
@@ -111,7 +112,8 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     if (!conn) return sendError(reply, "unknown-agent", "No such durable agent.");
     const detail = await conn.paneDetail(req.params.pane);
     if (!detail) return sendError(reply, "not-found", "No such open conversation.");
-    return deps.decisions ? { ...detail, decisions: deps.decisions.forPane(req.params.agent, req.params.pane) } : detail;
+    // The answers Collie holds here (issue #34): the chat's record of them until they are delivered.
+    return deps.decisions ? { ...detail, decisions: deps.decisions.heldForPane(req.params.agent, req.params.pane) } : detail;
   });
 
   app.get(PHONE_ROUTES.alwaysAllowed.path, { ...DEVICE, ...phoneSchema("alwaysAllowed") }, async (req, reply) => {
@@ -151,7 +153,7 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: Parameters<AgentGateway["write"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; url: string; routeOptions: { url?: string } }, reply: FastifyReply) => {
+    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; url: string; routeOptions: { url?: string }; headers: Record<string, unknown> }, reply: FastifyReply) => {
       const p = req.params;
       const body = req.body;
       // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
@@ -164,16 +166,17 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
       let draft: DecisionDraft | null = null;
       if (route === "answer" && deps.decisions && !own) {
         const ask = deps.agents.get(p.agent!)?.mirror.ask(p.pane!, p.ask!);
-        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, req.device?.name ?? "a phone");
+        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
       }
       const outcome = own && deps.crew
-        ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body)
+        ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body, req.device?.name)
         : await deps.gateway.write(p.agent!, route, params(p), body);
       if (draft && deps.decisions) {
         if (outcome.status === 200 && outcome.body.replayed !== true) {
           deps.live.publish({ type: "decision", agent: p.agent!, decision: deps.decisions.record(p.agent!, draft) });
         } else if (outcome.status === 202 && outcome.body.held === true) {
-          deps.decisions.hold(body.requestId, p.agent!, draft);
+          const held = deps.decisions.hold(body.requestId, p.agent!, draft);
+          if (held) deps.live.publish({ type: "decision", agent: p.agent!, decision: held });
         }
       }
       const code = outcome.body.error;

@@ -1,7 +1,7 @@
 /**
  * A phone's retry of an answer Collie held (202): when the retry is taken directly (200), the
- * held answer goes at once, its decision's draft with it, so no later delivery replays it and
- * leaves the decision's line a second time.
+ * held answer goes at once, its decision's draft with it, so no later delivery replays it, and
+ * the chat's record of the held answer goes with it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -38,10 +38,14 @@ test("a held answer's retry taken directly releases the held answer and its draf
   const d = await TestDaemon.start({ sources: { fixed: [{ name: "desk", endpoint: { kind: "socket", path: socket }, key: "desk" }] }, stateDir });
   const ask = await until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.asks?.find((a) => a.toolCallId === TOOL_CALL), "the ask in p1");
   assert.equal(d.daemon.held.count, 1);
+  // Held: the chat's record of it, for every phone (issue #34).
+  const before = await d.get<PaneDetail>("/api/agents/desk/panes/p1");
+  assert.deepEqual(before.body.decisions?.map((x) => [x.askId, x.held, x.requestId, x.device]), [["0123456789abcdef0123456789abcdef", true, id, "Pixel"]]);
   const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } });
   assert.equal(r.status, 200);
   assert.equal(d.daemon.held.count, 0);
+  // Taken: no longer held, and an answer the agent took leaves no line (P-16).
   const detail = await d.get<PaneDetail>("/api/agents/desk/panes/p1");
-  assert.deepEqual(detail.body.decisions?.map((x) => x.askId), [ask.id]);
+  assert.deepEqual(detail.body.decisions, []);
   await d.close();
 });

@@ -9,7 +9,7 @@ import { collie, MAIN } from "../helpers/cli.ts";
 
 const FLAGS: Record<string, string[]> = {
   serve: ["--sources", "--port", "--host", "--state-dir", "--allow-host", "--help"],
-  "durable attach": ["--socket", "--url", "--token", "--ca", "--sources", "--help"],
+  "durable attach": ["--socket", "--url", "--token", "--ca", "--sources", "--state-dir", "--help"],
   agents: ["--state-dir", "--help"],
   pair: ["--url", "--port", "--state-dir", "--json", "--help"],
   devices: ["--state-dir", "--help"],

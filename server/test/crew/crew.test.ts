@@ -102,7 +102,12 @@ describe("a lead Collie shows and answers a member's durable agents (C-1)", () =
     const ask = await askOnLead("c2");
     const port = member.port;
     await member.close();
-    await lead.waitAgent(KEY, (a) => a.state === "unreachable" && a.counts.waiting === 0, "unreachable, no counts");
+    const away = await lead.waitAgent(KEY, (a) => a.state === "unreachable" && a.counts.waiting === 0, "unreachable, no counts");
+    // The machine is what went away (issue #37): the phone says `workshop is offline` on its section,
+    // and a phone that reloads still finds the member's conversations, as the member last sent them.
+    assert.equal(away.machineOffline, true);
+    assert.equal((await lead.waitState("desk", "ready")).machineOffline, undefined);
+    assert.ok((await lead.snapshot()).conversations.some((c) => c.agent === KEY && c.id === "refunds"), "the member's conversation stays while it is away");
     const id = requestId("crew-held");
     const r = await lead.post(`/api/agents/${encodeURIComponent(KEY)}/panes/refunds/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "deny" } });
     assert.equal(r.status, 202);

@@ -113,7 +113,7 @@ describe("an ask's push, decrypted independently", () => {
     await push.idle();
     const [p1, p2] = service.for("a").map((r) => open1(r, a));
     assert.ok(p1?.type === "ask" && p2?.type === "ask");
-    assert.equal(p1.title, "Support desk");
+    assert.equal(p1.title, "Permission needed in x · Support desk");
     assert.equal(p1.body, `uses ghp_A${"•".repeat(key.length - 5)}`);
     assert.equal(p2.title, `Permission needed in Deploy ghp_A${"•".repeat(key.length - 5)}`);
     assert.equal(p2.body, `deploy with ghp_A${"•".repeat(key.length - 5)}`);

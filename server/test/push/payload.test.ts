@@ -1,5 +1,5 @@
 /**
- * What a push says (U-2): `Permission needed in <pane>` unless the agent gave its own title, the
+ * What a push says (U-2): `Permission needed in <pane>`, with the agent's own title added, the
  * agent's line else the ask's title, masked before it is cut (R-1); the data that opens the right
  * card; a Topic Apple accepts; the TTL of an ask.
  */
@@ -25,14 +25,18 @@ describe("the ask's push (U-2)", () => {
     });
     assert.equal(p.title, STRINGS.permissionNeededIn("Maria Lopez"));
   });
-  test("the agent's own title (≤ 60) and line (≤ 120) win", () => {
-    const p = askPayload({ ...base, ask: ask({ push: { title: "Support desk", line: "refund needs a yes" } }) });
-    assert.equal(p.title, "Support desk");
+  test("the agent's own title is added to Collie's, never in its place (≤ 60); its line (≤ 120) is the body", () => {
+    const p = askPayload({ ...base, ask: ask({ push: { title: "Refund for Maria?", line: "refund needs a yes" } }) });
+    assert.equal(p.title, "Permission needed in Maria Lopez · Refund for Maria?");
+    assert.ok(p.title.startsWith(STRINGS.permissionNeededIn("Maria Lopez")));
     assert.equal(p.body, "refund needs a yes");
     const long = askPayload({ ...base, ask: ask({ push: { title: "T".repeat(80), line: "L".repeat(200) } }) });
-    assert.equal([...long.title].length, 60);
+    assert.equal(long.title, `Permission needed in Maria Lopez · ${"T".repeat(59)}…`);
     assert.equal([...long.body].length, 120);
-    assert.ok(long.title.endsWith("…") && long.body.endsWith("…"));
+    assert.ok(long.body.endsWith("…"));
+    // A long pane name is cut on its own; the agent's title still follows it.
+    const both = askPayload({ ...base, paneTitle: "x".repeat(300), ask: ask({ push: { title: "Refund for Maria?" } }) });
+    assert.equal(both.title, `${STRINGS.permissionNeededIn("x".repeat(300)).slice(0, 79)}… · Refund for Maria?`);
   });
   test("a line without a title keeps Collie's title; empty ones fall back", () => {
     const p = askPayload({ ...base, ask: ask({ push: { line: "refund needs a yes" } }) });
@@ -53,7 +57,7 @@ describe("the ask's push (U-2)", () => {
     assert.ok(!p.title.includes("4fT9") && p.title.includes(`sk-p${MASK}`));
     assert.ok(!p.body.includes("4fT9") && p.body.startsWith(`use sk-p${MASK}`));
     const own = askPayload({ ...base, ask: ask({ push: { title: `token=Zx81Lm9qWw` } }) });
-    assert.equal(own.title, `token=${MASK.repeat(10)}`);
+    assert.equal(own.title, `Permission needed in Maria Lopez · token=${MASK.repeat(10)}`);
   });
   test("masking off leaves the text", () => {
     const key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";

@@ -44,6 +44,25 @@ describe("decisions", () => {
     assert.deepEqual(d.alwaysAllowed("other"), []);
   });
 
+  test("a tool the agent asks about again leaves Always allowed: the list shows what the agent says now (issue #37)", () => {
+    let t = Date.UTC(2026, 11, 2, 14, 0);
+    const d = new Decisions(openStateDb(":memory:"), () => t);
+    d.record("desk", draftDecision("p1", permission("a1", "check_stock"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const answered = t;
+    t += 1000;
+    d.record("desk", draftDecision("p1", permission("a2", "lookup"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const at = (ms: number) => new Date(ms).toISOString();
+    // An ask raised before the answer (still open then) ends nothing; another tool's, or a choice, neither.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(answered - 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "refund" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "choice", tool: { name: "check_stock" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: "not a time" }), false);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup", "check_stock"]);
+    // Asked again after it (the agent restarted and forgot): it leaves the list; the other stays.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(t + 5000) }), true);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup"]);
+  });
+
   test("a held answer becomes a decision once delivered and taken; refused, none", () => {
     const state = openStateDb(":memory:");
     const d = new Decisions(state);
@@ -57,6 +76,24 @@ describe("decisions", () => {
     assert.equal(d.settle("r1", true), null, "once");
     assert.equal(d.settle("send-id", true), null, "a held send is no decision");
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
+  });
+
+  test("a held answer is listed for its conversation, with its request id and answer, until it is delivered (issue #34)", () => {
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state);
+    const heldAt = Date.UTC(2026, 11, 2, 14, 5);
+    holdAnswer(state, "r1", "a1", heldAt);
+    const held = d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.deepEqual(held, {
+      askId: "a1", paneId: "p1", itemId: "item-a1", kind: "permission", title: "refund wants to run", tool: "refund", optionKind: "allow",
+      device: "Pixel", at: new Date(heldAt).toISOString(), held: true, requestId: "r1", answer: { kind: "permission", optionId: "allow" },
+    });
+    assert.deepEqual(d.heldForPane("desk", "p1"), [held]);
+    assert.deepEqual(d.heldForPane("desk", "p2"), []);
+    assert.equal(d.hold("no-such-id", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel")), null, "nothing held, nothing to list");
+    d.settle("r1", true);
+    new HeldAnswers(state).release("r1");
+    assert.deepEqual(d.heldForPane("desk", "p1"), []);
   });
 
   test("a held answer's decision outlives a restart of Collie before the delivery", () => {

@@ -164,19 +164,16 @@ describe("what the card shows after a tap (P-15, P-16)", () => {
     expect(h.answers("a1")[1]).toEqual(h.answers("a1")[0]);
   });
 
-  test("receipt-dropped twice for the same request id: Retry once, then `May have been applied already` and no Retry", async () => {
+  test("receipt-dropped: `May have been applied already` at once, and no Retry that could only be dropped again", async () => {
     const dropped: FakeReply = { status: 500, body: { error: "receipt-dropped", message: "The receipt for this request was dropped." } };
-    const h = await openChat([permissionAsk()], { routes: [seq("POST", ANSWER, dropped, dropped, OK)] });
+    const h = await openChat([permissionAsk()], { routes: [seq("POST", ANSWER, dropped, OK)] });
     await tap(option(card("a1"), "allow"));
-    await until(() => expect(line(card("a1"))).toBe(STRINGS.notSureArrived));
-    await tap(retryButton(card("a1"))!);
     await until(() => expect(line(card("a1"))).toBe(STRINGS.mayHaveBeenApplied));
     const c = card("a1");
     expect(retryButton(c)).toBeNull();
     expect(c.classList.contains("ask-frozen")).toBe(true);
     expect(buttons(c).every((b) => b.disabled)).toBe(true);
-    const ids = requestIds(h);
-    expect(ids).toEqual([ids[0], ids[0]]);
+    expect(requestIds(h)).toHaveLength(1);
   });
 
   test.each([["ask-answered"], ["ask-decided"], ["ask-timed-out"], ["ask-changed"]])(

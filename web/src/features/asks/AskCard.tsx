@@ -16,6 +16,7 @@ import { Reason } from "./Reason.tsx";
 import { Spinner } from "./Spinner.tsx";
 import { TextBody } from "./TextBody.tsx";
 import { useAgentAway } from "../../ui/AgentAway.tsx";
+import { agentName } from "../../app/rules.ts";
 import type { AskCardControl } from "./useAskCard.ts";
 import { answerWords } from "./answer-words.ts";
 import { useCountdown } from "./useCountdown.ts";
@@ -57,7 +58,8 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
       aria-label={ask.title}
       aria-busy={look?.busy || undefined}
     >
-      <div className="ask-caption">{STRINGS.needsYourAnswer(agent)}</div>
+      {/* The agent as the dashboard names it, never the crew key `desk@workshop` (C-1). */}
+      <div className="ask-caption">{STRINGS.needsYourAnswer(agentName(agent))}</div>
       <div className="ask-title">{ask.title}</div>
       {left && <div className={`ask-expiry${left.expired ? " ask-expired" : ""}`}>{left.text}</div>}
       {call && <code className="ask-call">{call}</code>}

@@ -6,13 +6,13 @@
  * composer. Opening the chat watches the pane; leaving stops watching.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { Ask, Caps, Item } from "@colliepwa/durable-sdk/wire";
 import type { Conversation, Decision, PaneDetail } from "@colliepwa/shared";
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
+import { agentName, conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
@@ -22,6 +22,7 @@ import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
+import { answerLines } from "./answer-lines.ts";
 import { isPartial, ItemView } from "./ItemView.tsx";
 import { arrange, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
@@ -81,13 +82,14 @@ function BackLink({ agent }: { agent: string }) {
 function ClosedNote({ agent }: { agent: string }) {
   return (
     <p className="chat-closed-note" role="status">
-      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agent}</a>
+      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agentName(agent)}</a>
     </p>
   );
 }
 
 const EMPTY_ITEMS: readonly Item[] = [];
 const NO_DECISIONS: readonly Decision[] = [];
+const NO_ASKS: readonly Ask[] = [];
 
 /** Whether the next item shows the same time as this one (then only the later one shows it). */
 function sameTimeAsNext(item: Item, next: Item | undefined, today: number): boolean {
@@ -154,9 +156,12 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
 
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
-  // Answers given from a phone, each under the tool call its card sat under (or at the end).
-  const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
-  const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
+  // Answers Collie holds whose card is not shown (answer-lines.ts), each under its tool call (or at the end).
+  const { decisions, heldOutcomes } = usePhoneState();
+  const decisionList = decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
+  const openAsks = detail?.asks ?? NO_ASKS;
+  const { byItem, looseDecisions } = useMemo(
+    () => placeDecisions(answerLines(decisionList, openAsks, heldOutcomes), items), [decisionList, openAsks, heldOutcomes, items]);
   const unconfirmed = view.lines.filter((l) => l.state === "not-confirmed");
 
   const canSendCap = Boolean(caps?.send) && !gone;

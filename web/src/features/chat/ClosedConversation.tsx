@@ -10,6 +10,7 @@ import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
+import { agentWithMachine } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { ItemView } from "./ItemView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
@@ -69,6 +70,8 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   const today = new Date(phone.now()).setHours(0, 0, 0, 0);
   // Named by its title when the home drew its row; a link opened cold says `Closed` (P-6).
   const title = closedTitle(agent, session);
+  // The agent as the dashboard names it (C-1): `desk`, and a member's machine after a comma.
+  const named = agentWithMachine(agent, summary);
 
   return (
     <main className="screen chat chat-closed">
@@ -78,7 +81,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
           <h1>
             <span className="chat-title-text">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
           </h1>
-          <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
+          <div className="chat-line2 muted">{title === undefined ? named : `${STRINGS.closed} · ${named}`}</div>
         </div>
       </header>
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>

@@ -1,6 +1,7 @@
 /**
  * Your own line before the agent's copy replaces it (P-20): a small clock while sending or sent;
- * `Sending, not confirmed` as a button that sends it again with the same request id; `Not sent`
+ * `Sending, not confirmed` as a button that sends it again with the same request id; `May have been
+ * applied already. Check the chat.` when the agent had seen its request id (no retry); `Not sent`
  * when it was refused or the conversation moved on (its text went back into the composer); a note
  * while Collie holds it for an agent that cannot be reached (it is delivered once the agent is back).
  */
@@ -21,6 +22,7 @@ export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (reques
             {STRINGS.sendingNotConfirmed}
           </button>
         )}
+        {line.state === "maybe-applied" && <span className="own-maybe-applied">{STRINGS.mayHaveBeenApplied}</span>}
         {line.state === "not-sent" && <span className="own-not-sent">{STRINGS.notSent}</span>}
       </div>
     </div>

@@ -86,12 +86,14 @@ export function newestTurn(conversationTurn: string | null, replyTurn: { turnId:
 /**
  * What a belt tap's reply shows near the belt (P-23, P-20): nothing (it ran), `The conversation
  * moved on…`, `Not sent` (a steer whose text goes back), `Sending, not confirmed` (no reply, or
- * Collie could not reach the agent), or the agent's reason for a refusal.
+ * Collie could not reach the agent), `May have been applied already. Check the chat.` (the agent
+ * had seen the request id: `receipt-dropped`), or the agent's reason for a refusal.
  */
 export type BeltNote =
   | { kind: "moved-on" }
   | { kind: "not-sent" }
   | { kind: "not-confirmed" }
+  | { kind: "maybe-applied" }
   | { kind: "reason"; text: string }
   | null;
 
@@ -99,8 +101,10 @@ export function beltNote(tap: "steer" | "stop" | "action", result: SendResult): 
   if (result.kind === "no-reply") return { kind: "not-confirmed" };
   const { status, body } = result.reply;
   if (status >= 200 && status < 300) return null;
-  if (status >= 500) return { kind: "not-confirmed" };
   const code = typeof body.error === "string" ? body.error : "";
+  // The agent saw this request id before and dropped its receipt: the tap landed once already (P-15).
+  if (code === "receipt-dropped") return { kind: "maybe-applied" };
+  if (status >= 500) return { kind: "not-confirmed" };
   // A steer that was refused or moved on is `Not sent`: its text goes back (wire.md §4, P-20).
   if (tap === "steer") return { kind: "not-sent" };
   if (code === "moved-on") return { kind: "moved-on" };
@@ -114,6 +118,7 @@ export function beltNoteText(note: BeltNote): string | null {
     case "moved-on": return STRINGS.movedOn;
     case "not-sent": return STRINGS.notSent;
     case "not-confirmed": return STRINGS.sendingNotConfirmed;
+    case "maybe-applied": return STRINGS.mayHaveBeenApplied;
     case "reason": return note.text;
   }
 }

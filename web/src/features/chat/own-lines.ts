@@ -9,6 +9,8 @@
  *   once the agent is back) → the clock and a note saying so; never hidden, never lost.
  * - no reply, or Collie could not reach the agent (5xx) → `Sending, not confirmed`; a tap retries
  *   with the same request id.
+ * - `receipt-dropped` → `May have been applied already. Check the chat.`, no retry: the agent saw
+ *   this request id before (P-15's words for an answer; the same id again could only be dropped).
  * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer.
  * - the agent's `user` item with our request id replaces the line; for an agent that does not echo
  *   the id, a `user` item with the same text within 30 s of sending does.
@@ -25,7 +27,7 @@ export const OWN_LINE_HIDE_MS = 10 * 60_000;
 /** How far the agent's clock may run behind the phone's and still count as "after sending". */
 export const CLOCK_SKEW_MS = 2_000;
 
-export type OwnLineState = "sending" | "sent" | "held" | "not-confirmed" | "not-sent";
+export type OwnLineState = "sending" | "sent" | "held" | "not-confirmed" | "maybe-applied" | "not-sent";
 
 /** One send the phone made in this chat. */
 export interface OwnSend {
@@ -79,6 +81,8 @@ export function stateOfResult(result: SendResult | undefined): OwnLineState {
   if (s >= 200 && s < 300) return "sent";
   // 4xx: refused, moved on, not supported, bad request… nothing ran; the text goes back.
   if (s >= 400 && s < 500) return "not-sent";
+  // The agent saw this request id and dropped its receipt: the message arrived once already.
+  if (result.reply.body.error === "receipt-dropped") return "maybe-applied";
   // 503/504 agent-unreachable and other 5xx: it may not have arrived; retry with the same id.
   return "not-confirmed";
 }
