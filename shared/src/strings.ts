@@ -97,6 +97,8 @@ export const WORDS = Object.freeze({
     belt: "Belt",
     menu: "Menu",
     message: "Message",
+    /** The composer's hint during a turn the agent takes no message in: Collie holds it until then. */
+    messageAfterTurn: "Message · sent when this turn ends",
     notShown: (shown: number, more: number) =>
       `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
   }),
@@ -145,6 +147,8 @@ export const WORDS = Object.freeze({
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
+    /** Under your line while Collie holds it for a running turn the agent takes no message in. */
+    heldForTurn: "Not delivered yet. Collie sends it when the running turn ends.",
     /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

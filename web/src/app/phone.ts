@@ -6,6 +6,7 @@
  */
 import { PhoneActions } from "./actions.ts";
 import { Api, errorMessage } from "./api.ts";
+import { browserDraftStorage, Drafts, type DraftStorage } from "./drafts.ts";
 import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
@@ -23,6 +24,8 @@ export interface PhoneOptions {
   now?: () => number;
   /** Where the last view is kept for an offline start (IndexedDB in the browser). */
   viewCache?: ViewCacheStorage;
+  /** Where composer drafts are kept (localStorage in the browser; null keeps them in memory). */
+  draftStorage?: DraftStorage | null;
 }
 
 export class Phone {
@@ -33,6 +36,8 @@ export class Phone {
   readonly actions: PhoneActions;
   readonly live: LiveConnection;
   readonly now: () => number;
+  /** What is typed in each chat's composer and not sent yet (drafts.ts, P-26). */
+  readonly drafts: Drafts;
   readonly #viewCache: ViewCacheStorage;
   /** Chats opened, most recent first: their content is what the view cache keeps. */
   #opened: string[] = [];
@@ -43,6 +48,7 @@ export class Phone {
     this.now = opts.now ?? Date.now;
     this.outbox = new Outbox(this.api, opts.storage ?? idbOutboxStorage(), this.now);
     this.actions = new PhoneActions(this.outbox);
+    this.drafts = new Drafts(opts.draftStorage === undefined ? browserDraftStorage() : opts.draftStorage);
     this.#viewCache = opts.viewCache ?? (typeof indexedDB !== "undefined" ? idbViewCache() : memoryViewCache());
     this.store.subscribe(() => this.#saveSoon());
     this.live = new LiveConnection({

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { act, cleanup, fireEvent, screen, within } from "@testing-library/react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
-import { on } from "../chat/harness.tsx";
+import { agentSummary, on } from "../chat/harness.tsx";
 import {
   answerPath, card, choiceAsk, formAsk, line, OK, openChat, option, permissionAsk, sendButton, T0, tap, textAsk, until,
 } from "./fixtures.tsx";
@@ -286,6 +286,14 @@ describe("unknown kinds and many asks (P-13)", () => {
 });
 
 describe("the countdown under the title, with the phone's clock (P-9, P-16)", () => {
+  test("stays while the agent is away (issue 32): a held answer reaches the agent only if the ask is still open", async () => {
+    const expiresAt = new Date(T0 + 4 * 60_000).toISOString();
+    const h = await openChat([permissionAsk({ expiresAt })]);
+    act(() => h.deliver({ type: "agent", agent: { ...agentSummary(), state: "unreachable" } }));
+    expect(document.querySelector("[data-away]")).toBeTruthy();
+    expect(card("a1").querySelector(".ask-expiry")!.textContent).toBe("Expires in 4 min");
+  });
+
   test("Expires in 4 min, then 40 s, then Expired; the buttons stay and a late tap is sent", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const expiresAt = new Date(T0 + 4 * 60_000).toISOString();

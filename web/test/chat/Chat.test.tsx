@@ -392,30 +392,7 @@ describe("the belt (P-22, P-23)", () => {
     expect(screen.getByText(STRINGS.notSent)).toBeTruthy();
   });
 
-  test("while a turn runs the composer's main button is Steer; Send returns when the turn ends", async () => {
-    const h = await startPhone({
-      conversations: [working],
-      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STEER, OK)],
-    });
-    await openChat(h);
-    const form = composer().closest("form")!;
-    expect(within(form).queryByRole("button", { name: STRINGS.send })).toBeNull();
-    const main = within(form).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
-    expect(main.disabled).toBe(true); // nothing typed
-    await type("Add the voucher");
-    await act(async () => {
-      fireEvent.click(within(form).getByRole("button", { name: STRINGS.steer }));
-    });
-    expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Add the voucher", turnId: "turn-7" });
-    expect(h.callsTo(SEND, "POST")).toHaveLength(0);
-    expect(composer().value).toBe("");
-    act(() => h.deliver({ type: "conversation", conversation: { ...working, state: "idle" } }));
-    expect(within(form).getByRole("button", { name: STRINGS.send })).toBeTruthy();
-    expect(within(form).queryByRole("button", { name: STRINGS.steer })).toBeNull();
-  });
-
   test("a turn named by a send's reply is the newest turn the phone saw", async () => {
-    // An agent without steer: Send stays the composer's button during a turn.
     const h = await startPhone({
       agents: [agentSummary({ steer: false })],
       conversations: [working],

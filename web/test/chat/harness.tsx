@@ -4,6 +4,7 @@
  */
 import type { AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { DraftStorage } from "../../src/app/drafts.ts";
 import type { OutboxStorage } from "../../src/app/outbox.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
 import { CAPS, startRig, type Rig, type Route } from "../support/phone-rig.tsx";
@@ -43,6 +44,7 @@ export async function startPhone(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  draftStorage?: DraftStorage;
 } = {}): Promise<Harness> {
   const clock = { t: T0 };
   const rig = await startRig({

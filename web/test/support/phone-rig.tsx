@@ -9,6 +9,7 @@ import type { ReactElement } from "react";
 import type { AgentSummary, Conversation, LiveMessage, Snapshot } from "@colliepwa/shared";
 import { ALL_CAPS, type Caps } from "@colliepwa/durable-sdk/wire";
 import { Api } from "../../src/app/api.ts";
+import { memoryDraftStorage, type DraftStorage } from "../../src/app/drafts.ts";
 import { memoryOutboxStorage, type OutboxStorage } from "../../src/app/outbox.ts";
 import { Phone } from "../../src/app/phone.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
@@ -75,6 +76,8 @@ export async function startRig(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  /** Composer drafts; a fresh map per rig unless a test passes one (a "reload" keeps it). */
+  draftStorage?: DraftStorage;
 }): Promise<Rig> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -102,6 +105,7 @@ export async function startRig(opts: {
     createSocket: (url) => new FakeSocket(url) as unknown as WebSocket,
     liveUrl: () => "ws://collie.test/api/live",
     now: opts.now,
+    draftStorage: opts.draftStorage ?? memoryDraftStorage(),
     ...(opts.viewCache ? { viewCache: opts.viewCache } : {}),
   });
   await phone.start();

@@ -15,7 +15,6 @@ import { PermissionBody } from "./PermissionBody.tsx";
 import { Reason } from "./Reason.tsx";
 import { Spinner } from "./Spinner.tsx";
 import { TextBody } from "./TextBody.tsx";
-import { useAgentAway } from "../../ui/AgentAway.tsx";
 import type { AskCardControl } from "./useAskCard.ts";
 import { answerWords } from "./answer-words.ts";
 import { useCountdown } from "./useCountdown.ts";
@@ -38,9 +37,9 @@ export interface AskCardProps {
 }
 
 export function AskCard({ agent, ask, control, now }: AskCardProps) {
-  // While the agent is away its clock is not known to run: no countdown (the chat says why).
-  const away = useAgentAway();
-  const left = useCountdown(away ? undefined : ask.expiresAt, now);
+  // The deadline stays in sight while the agent is away (issue 32): the agent answers a late tap
+  // itself (P-9), and a held answer reaches it only if the ask is still open when it is back.
+  const left = useCountdown(ask.expiresAt, now);
   const known = KNOWN.has(ask.kind);
   const look = control?.look ?? null;
   const shownAbove = useContext(UnderToolCall);

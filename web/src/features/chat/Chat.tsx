@@ -28,6 +28,7 @@ import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { useNow } from "./useNow.ts";
+import { useDraft } from "./useDraft.ts";
 import { useOwnSends } from "./useOwnSends.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -69,7 +70,7 @@ export function Chat({ agent, pane }: ChatProps) {
   // A conversation closed while it was on screen stays readable, without composer or belt.
   return (
     <AgentAway.Provider value={away}>
-      <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
+      <ChatScreen key={key} agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
     </AgentAway.Provider>
   );
 }
@@ -121,7 +122,8 @@ interface ChatScreenProps {
 
 function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: ChatScreenProps) {
   const phone = usePhone();
-  const [text, setText] = useState("");
+  // The composer's text is the conversation's draft: kept across reloads and restarts (P-26).
+  const [text, setText] = useDraft(agent, pane);
   const [shown, setShown] = useState(WINDOW_SIZE);
   const scroller = useRef<HTMLDivElement>(null);
   const { onScroll, holdPosition, pin } = usePinnedScroll(scroller);
@@ -162,15 +164,11 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   const canSendCap = Boolean(caps?.send) && !gone;
   const typed = text.trim();
   const belt = useBelt({ agent, pane, caps, state: conversation.state, actions: conversation.actions, turnId, text, setText, onReply, away });
-  // While a turn runs the composer's main button steers (where the agent declares steer).
-  const steerButton = turnRunning(conversation.state) && !gone ? belt.buttons.find((b) => b.kind === "steer") : undefined;
   // P-20: the composer says `Sent` once the agent took your newest line (a turn it starts included).
   const sentNote = view.composer === "sent" && !typed ? STRINGS.sent : null;
-  const onSteer = () => {
-    if (!steerButton?.enabled) return;
-    pin();
-    void belt.tap(steerButton);
-  };
+  // During a turn an agent without `followUp` takes no message: Collie holds one until the turn
+  // ends, and the empty composer says so before you type (#34 item 6).
+  const afterTurn = turnRunning(conversation.state) && caps?.followUp !== true && !away;
   const onSend = () => {
     pin();
     // Sending again retries the same request id (P-20): nothing typed, or the same text again.
@@ -226,17 +224,19 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
       {!gone && (
         <footer className="chat-footer">
           <Belt belt={belt} />
-          {(caps?.send || caps?.steer) && (steerButton ? (
-            <Composer text={text} onText={setText} onSend={onSteer} canSend={steerButton.enabled} note={sentNote} action="steer" />
-          ) : (
+          {/* The composer's button is always Send (one label per action: Steer is the belt's). A
+              message sent while the agent is away, or during a turn it cannot take one in, is
+              held by Collie and delivered when it can be (docs/decisions.md). */}
+          {(caps?.send || caps?.steer) && (
             <Composer
               text={text}
               onText={setText}
               onSend={canSendCap ? onSend : null}
               canSend={typed.length > 0 || unconfirmed.length > 0}
               note={sentNote}
+              {...(afterTurn ? { placeholder: WORDS.screen.messageAfterTurn } : {})}
             />
-          ))}
+          )}
         </footer>
       )}
     </main>

@@ -6,16 +6,19 @@
  */
 import { STRINGS } from "@colliepwa/shared";
 import type { OwnLine } from "./own-lines.ts";
+import { useAgentAway } from "../../ui/AgentAway.tsx";
 import { CHAT_WORDS } from "./words.ts";
 import { WORDS } from "@colliepwa/shared/strings";
 
 export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (requestId: string) => void }) {
+  // Held for an agent that is away, or for the end of a turn it takes no message in.
+  const away = useAgentAway();
   return (
     <div className={`item item-user own own-line own-${line.state}`} data-own-line={line.requestId} data-state={line.state}>
       <div className="bubble bubble-own text">{line.text}</div>
       <div className="item-meta">
         {(line.state === "sending" || line.state === "sent" || line.state === "held") && <Clock />}
-        {line.state === "held" && <span className="own-held">{CHAT_WORDS.held}</span>}
+        {line.state === "held" && <span className="own-held">{away ? CHAT_WORDS.held : CHAT_WORDS.heldForTurn}</span>}
         {line.state === "not-confirmed" && (
           <button type="button" className="own-retry" onClick={() => onRetry(line.requestId)}>
             {STRINGS.sendingNotConfirmed}
