@@ -149,6 +149,15 @@ export const WORDS = Object.freeze({
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
     /** Under your line while Collie holds it for a running turn the agent takes no message in. */
     heldForTurn: "Not delivered yet. Collie sends it when the running turn ends.",
+    /**
+     * A tap that did not run, when the agent gave no reason of its own (issue 37: every refused
+     * tap says so). `what` is the control's label (`Stop`, `Escalate`, `Close`).
+     */
+    notOffered: (what: string) => `${what} did not run: the durable agent does not offer it here.`,
+    gone: (what: string) => `${what} did not run: the durable agent no longer has it.`,
+    refused: (what: string) => `${what} did not run: the durable agent refused it.`,
+    /** Collie itself refused; `why` is Collie's own message from its error catalog. */
+    collieRefused: (what: string, why: string) => `${what} did not run. ${why}`,
     /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

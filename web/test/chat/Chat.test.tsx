@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { act, cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { STRINGS } from "@colliepwa/shared";
+import { STRINGS, WORDS } from "@colliepwa/shared";
 import type { Ask, Item } from "@colliepwa/durable-sdk/wire";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { href } from "../../src/app/router.ts";
@@ -125,6 +125,18 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(call!.body).toMatchObject({ target: { kind: "pane", id: "p1" } });
     expect(typeof call!.body!.requestId).toBe("string");
     expect(location.hash).toBe(href({ name: "home", agent: "desk" }));
+  });
+
+  test("a Close the agent refuses without a reason says so, and the chat stays (issue 37)", async () => {
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", CLOSE, { status: 409, body: { error: "refused", message: "agent text" } })] });
+    await openChat(h);
+    fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Close" }));
+    });
+    expect(screen.getByRole("status").textContent).toBe(WORDS.chat.refused("Close"));
+    expect(location.hash).toBe("#/agent/desk/pane/p1");
   });
 });
 
@@ -347,6 +359,18 @@ describe("the belt (P-22, P-23)", () => {
     const [call] = h.callsTo(STOP, "POST");
     expect(call!.body).toMatchObject({ turnId: "turn-7" });
     expect(screen.getByText(STRINGS.movedOn)).toBeTruthy();
+  });
+
+  test("a refused Stop (409 not-supported) says so in the chat (issue 37)", async () => {
+    const h = await startPhone({
+      conversations: [working],
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STOP, { status: 409, body: { error: "not-supported", message: "This conversation cannot be stopped." } })],
+    });
+    await openChat(h);
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: STRINGS.stop }));
+    });
+    expect(screen.getByText(WORDS.chat.notOffered(STRINGS.stop)).getAttribute("role")).toBe("status");
   });
 
   test("an action tap posts `action` with the turn; each tap has a fresh request id", async () => {

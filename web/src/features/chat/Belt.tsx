@@ -70,7 +70,7 @@ export function useBelt({ agent, pane, caps, state, actions, turnId, text, setTe
       });
     }
     onReply?.(result);
-    const n = beltNote(b.kind, result);
+    const n = beltNote(b.kind, result, b.label);
     if (n?.kind === "not-sent") {
       // Refused or moved on: the steer's text goes back into the composer (P-20).
       void phone.actions.discard(sent.requestId);

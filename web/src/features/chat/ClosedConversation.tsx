@@ -14,6 +14,7 @@ import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { ItemView } from "./ItemView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { loadProblem } from "./load-problem.ts";
+import { refusalLine } from "./refusal.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -143,7 +144,8 @@ function Reopen({ agent, session }: { agent: string; session: string }) {
       else go({ name: "home", agent });
       return;
     }
-    setProblem(typeof body.reason === "string" && body.reason ? body.reason : null);
+    // Every refusal says so (issue 37), not only one that came with the agent's reason.
+    setProblem(refusalLine(STRINGS.reopen, body));
   };
 
   return (

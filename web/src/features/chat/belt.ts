@@ -7,6 +7,7 @@ import type { Action, Caps, IconName, PaneState } from "@colliepwa/durable-sdk/w
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { isIconName } from "./icons.tsx";
+import { refusalLine } from "./refusal.ts";
 
 /** At most this many of the agent's own buttons (S-18, P-22). */
 export const MAX_ACTIONS = 4;
@@ -84,36 +85,36 @@ export function newestTurn(conversationTurn: string | null, replyTurn: { turnId:
 }
 
 /**
- * What a belt tap's reply shows near the belt (P-23, P-20): nothing (it ran), `The conversation
- * moved on…`, `Not sent` (a steer whose text goes back), `Sending, not confirmed` (no reply, or
- * Collie could not reach the agent), or the agent's reason for a refusal.
+ * What a belt tap's reply shows near the belt (P-23, P-20): nothing (it ran), `Not sent` (a steer
+ * whose text goes back), `Sending, not confirmed` (no reply, or Collie could not reach the agent),
+ * or the refusal's line (refusal.ts): `The conversation moved on…`, the agent's reason, or
+ * Collie's words.
  */
 export type BeltNote =
-  | { kind: "moved-on" }
   | { kind: "not-sent" }
   | { kind: "not-confirmed" }
-  | { kind: "reason"; text: string }
+  | { kind: "refused"; text: string }
   | null;
 
-export function beltNote(tap: "steer" | "stop" | "action", result: SendResult): BeltNote {
+/**
+ * What a tap of the button labelled `label` came to. Every refusal says so (issue 37): a Stop the
+ * agent does not offer (`409 not-supported`) no longer leaves the reply streaming with nothing said.
+ */
+export function beltNote(tap: "steer" | "stop" | "action", result: SendResult, label: string): BeltNote {
   if (result.kind === "no-reply") return { kind: "not-confirmed" };
   const { status, body } = result.reply;
   if (status >= 200 && status < 300) return null;
   if (status >= 500) return { kind: "not-confirmed" };
-  const code = typeof body.error === "string" ? body.error : "";
   // A steer that was refused or moved on is `Not sent`: its text goes back (wire.md §4, P-20).
   if (tap === "steer") return { kind: "not-sent" };
-  if (code === "moved-on") return { kind: "moved-on" };
-  if (code === "refused" && typeof body.reason === "string" && body.reason) return { kind: "reason", text: body.reason };
-  return null;
+  return { kind: "refused", text: refusalLine(label, body) };
 }
 
 export function beltNoteText(note: BeltNote): string | null {
   if (!note) return null;
   switch (note.kind) {
-    case "moved-on": return STRINGS.movedOn;
     case "not-sent": return STRINGS.notSent;
     case "not-confirmed": return STRINGS.sendingNotConfirmed;
-    case "reason": return note.text;
+    case "refused": return note.text;
   }
 }
