@@ -241,8 +241,8 @@ describe("your own line (P-20)", () => {
     await type("Hello");
     await tapSend();
     expect(ownLine()!.getAttribute("data-state")).toBe("not-confirmed");
-    expect(h.phone.outbox.pending).toHaveLength(0); // Collie answered, so the outbox let it go…
-    await tapSend(); // …and Send again saves and sends it under the same id.
+    expect(h.phone.outbox.pending).toHaveLength(1); // kept, not sure (a reload still says so)…
+    await tapSend(); // …and Send again sends it under the same id.
     const ids = h.callsTo(SEND, "POST").map((c) => c.body!.requestId);
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]);

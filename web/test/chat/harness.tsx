@@ -45,6 +45,7 @@ export async function startPhone(opts: {
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
   draftStorage?: DraftStorage;
+  online?: boolean;
 } = {}): Promise<Harness> {
   const clock = { t: T0 };
   const rig = await startRig({

@@ -82,12 +82,13 @@ describe("belt buttons (P-1, P-22)", () => {
     expect(empty[1]!.enabled).toBe(true);
   });
 
-  test("busy: a spinner and no tap, not dimmed; disabled: dimmed and no tap; a tap on its way is busy", () => {
-    const b = beltButtons({ caps: CAPS, state: "working", actions: [act("a", { busy: true, icon: "play" }), act("b", { disabled: true })], text: "", inFlight: new Set(["stop"]) });
+  test("busy: a spinner and no tap, not dimmed; disabled: dimmed and no tap; a tap on its way is sending (the pending clock), not busy", () => {
+    const b = beltButtons({ caps: CAPS, state: "working", actions: [act("a", { busy: true, icon: "play" }), act("b", { disabled: true }), act("c")], text: "", inFlight: new Set(["stop", "action:c"]) });
     const byKey = Object.fromEntries(b.map((x) => [x.key, x]));
-    expect(byKey["action:a"]).toMatchObject({ busy: true, enabled: false, dimmed: false });
+    expect(byKey["action:a"]).toMatchObject({ busy: true, sending: false, enabled: false, dimmed: false });
     expect(byKey["action:b"]).toMatchObject({ busy: false, enabled: false, dimmed: true });
-    expect(byKey.stop).toMatchObject({ busy: true, enabled: false, dimmed: false });
+    expect(byKey.stop).toMatchObject({ busy: false, sending: true, enabled: false, dimmed: false });
+    expect(byKey["action:c"]).toMatchObject({ busy: false, sending: true, enabled: false, dimmed: false });
   });
 
   test("icons: one of the twelve names, another draws none", () => {

@@ -78,6 +78,8 @@ export async function startRig(opts: {
   viewCache?: ViewCacheStorage;
   /** Composer drafts; a fresh map per rig unless a test passes one (a "reload" keeps it). */
   draftStorage?: DraftStorage;
+  /** False: the WebSocket never opens (Collie is down), so nothing is flushed and no snapshot comes. */
+  online?: boolean;
 }): Promise<Rig> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -110,8 +112,8 @@ export async function startRig(opts: {
   });
   await phone.start();
   const socket = FakeSocket.last!;
-  socket.open();
-  if (opts.snapshot !== false) {
+  if (opts.online !== false) socket.open();
+  if (opts.snapshot !== false && opts.online !== false) {
     const snapshot: Snapshot = { seq: 0, collie: { version: "0.1.0", wire: 1 }, agents: opts.agents, conversations: opts.conversations };
     socket.deliver({ type: "snapshot", snapshot });
   }

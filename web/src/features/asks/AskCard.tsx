@@ -13,7 +13,7 @@ import { ChoiceBody } from "./ChoiceBody.tsx";
 import { FormBody } from "./FormBody.tsx";
 import { PermissionBody } from "./PermissionBody.tsx";
 import { Reason } from "./Reason.tsx";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 import { TextBody } from "./TextBody.tsx";
 import type { AskCardControl } from "./useAskCard.ts";
 import { answerWords } from "./answer-words.ts";
@@ -67,14 +67,14 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
         <div className="ask-answer">
           {/* A changed ask gets fresh controls (a text line keeps what was typed). */}
           <Body key={ask.kind === "text" ? "text" : ask.revision} ask={ask} enabled={look.enabled} busy={look.busy ? control.state.sent : null} onAnswer={control.answer}
-            chosen={look.held ? (control.state.sent?.answer ?? null) : null} />
+            chosen={look.chosen ? (control.state.sent?.answer ?? null) : null} />
         </div>
       )}
       {look?.held && control?.state.sent && <p className="ask-line ask-held" role="status">{WORDS.held(answerWords(ask, control.state.sent.answer))}</p>}
       {look?.line && <p className={`ask-line${look.frozen ? " ask-line-final" : ""}`} role="status">{look.line}</p>}
       {control && (look?.retry || (look?.busy && control.state.retry)) && (
         <button type="button" className="ask-retry" disabled={!look.retry} onClick={control.retry}>
-          {WORDS.retry}{look.busy && <Spinner />}
+          {WORDS.retry}{look.busy && <PendingClock inside />}
         </button>
       )}
     </section>

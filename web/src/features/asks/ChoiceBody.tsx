@@ -6,7 +6,7 @@ import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import { LIMITS, type ChoiceAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 
 export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyProps<ChoiceAsk>) {
   const chosenIds = held?.kind === "choice" ? held.optionIds : [];
@@ -22,7 +22,7 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyP
             data-chosen={chosenIds.includes(o.id) || undefined}
             aria-busy={sending?.includes(o.id) || undefined}
             onClick={() => onAnswer({ kind: "choice", optionIds: [o.id] })}>
-            <span className="ask-row-label">{o.label}{sending?.includes(o.id) && <Spinner />}</span>
+            <span className="ask-row-label">{o.label}{sending?.includes(o.id) && <PendingClock inside />}</span>
             {o.description && <span className="ask-sub">{o.description}</span>}
           </button>
         ))}
@@ -52,7 +52,7 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyP
       {/* Nothing picked is an answer too (wire: 0..8 ids with `multiple`). */}
       <button type="button" className="ask-send" disabled={!enabled} aria-busy={sending !== null || undefined}
         onClick={() => onAnswer({ kind: "choice", optionIds: chosen })}>
-        {STRINGS.send}{sending && <Spinner />}
+        {STRINGS.send}{sending && <PendingClock inside />}
       </button>
     </div>
   );

@@ -29,7 +29,7 @@ import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { useNow } from "./useNow.ts";
 import { useDraft } from "./useDraft.ts";
-import { useOwnSends } from "./useOwnSends.ts";
+import { useForgetSettled, useOwnSends } from "./useOwnSends.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -155,6 +155,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   for (const i of items) if (!i.ts && !seenAt.has(i.id)) seenAt.set(i.id, now);
 
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
+  useForgetSettled(view.replaced, view.expired);
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
   // Answers given from a phone, each under the tool call its card sat under (or at the end).
   const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;

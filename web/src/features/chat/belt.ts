@@ -20,8 +20,10 @@ export interface BeltButton {
   /** Only one of the twelve names; another name draws no icon (S-18). */
   icon?: IconName;
   actionId?: string;
-  /** A spinner instead of the icon, and no tap (P-22). */
+  /** The agent says it is busy: a spinner instead of the icon, and no tap (P-22). */
   busy: boolean;
+  /** Your tap of it is on its way: the pending clock instead of the icon, and no tap (issue 37). */
+  sending: boolean;
   /** Drawn dimmed, in place (P-22). */
   dimmed: boolean;
   /** Whether a tap does something now. */
@@ -35,7 +37,7 @@ export interface BeltInput {
   actions: readonly Action[];
   /** The composer's text: Steer sends it, so it needs some. */
   text: string;
-  /** Keys of buttons whose tap is on its way (drawn busy). */
+  /** Keys of buttons whose tap is on its way (drawn with the pending clock). */
   inFlight?: ReadonlySet<string>;
   /** The agent cannot be reached: every button is dimmed in place, nothing can act. */
   away?: boolean;
@@ -51,26 +53,27 @@ export function beltButtons(input: BeltInput): BeltButton[] {
   const running = turnRunning(state);
   const out: BeltButton[] = [];
   if (caps.steer) {
-    const busy = inFlight.has("steer");
-    const enabled = running && text.trim().length > 0 && !busy;
-    out.push({ key: "steer", kind: "steer", label: STRINGS.steer, busy, dimmed: !enabled && !busy, enabled });
+    const sending = inFlight.has("steer");
+    const enabled = running && text.trim().length > 0 && !sending;
+    out.push({ key: "steer", kind: "steer", label: STRINGS.steer, busy: false, sending, dimmed: !enabled && !sending, enabled });
   }
   if (caps.stop) {
-    const busy = inFlight.has("stop");
-    const enabled = running && !busy;
-    out.push({ key: "stop", kind: "stop", label: STRINGS.stop, busy, dimmed: !enabled && !busy, enabled });
+    const sending = inFlight.has("stop");
+    const enabled = running && !sending;
+    out.push({ key: "stop", kind: "stop", label: STRINGS.stop, busy: false, sending, dimmed: !enabled && !sending, enabled });
   }
   if (caps.actions) {
     for (const a of actions.slice(0, MAX_ACTIONS)) {
       const key = `action:${a.id}`;
-      const busy = Boolean(a.busy) || inFlight.has(key);
+      const sending = inFlight.has(key);
+      const busy = Boolean(a.busy) && !sending;
       const disabled = Boolean(a.disabled);
-      const b: BeltButton = { key, kind: "action", label: a.label, actionId: a.id, busy, dimmed: disabled, enabled: !busy && !disabled };
+      const b: BeltButton = { key, kind: "action", label: a.label, actionId: a.id, busy, sending, dimmed: disabled && !sending, enabled: !busy && !sending && !disabled };
       if (a.icon !== undefined && isIconName(a.icon)) b.icon = a.icon;
       out.push(b);
     }
   }
-  if (input.away) return out.map((b) => ({ ...b, busy: false, dimmed: true, enabled: false }));
+  if (input.away) return out.map((b) => ({ ...b, busy: false, sending: false, dimmed: true, enabled: false }));
   return out;
 }
 
