@@ -158,6 +158,12 @@ export const WORDS = Object.freeze({
     refused: (what: string) => `${what} did not run: the durable agent refused it.`,
     /** Collie itself refused; `why` is Collie's own message from its error catalog. */
     collieRefused: (what: string, why: string) => `${what} did not run. ${why}`,
+    /** A code block's copy button (issue 37), and what it says after a tap. */
+    copy: "Copy",
+    copyCode: "Copy the code",
+    copied: "Copied",
+    /** The browser did not let the page copy: the code is selected for the phone's own Copy. */
+    copyFailed: "Selected: copy it from the menu",
     /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

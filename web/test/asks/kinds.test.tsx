@@ -285,6 +285,18 @@ describe("unknown kinds and many asks (P-13)", () => {
   });
 });
 
+describe("right-to-left text on a card (issue 37)", () => {
+  test("the title, reason and the agent's own labels take their direction from their text; the agent's name is isolated", async () => {
+    await openChat([permissionAsk({ title: "החזר כספי להזמנה 5521?", reason: "הלקוחה ביקשה.", options: [{ id: "allow", kind: "allow", label: "אשר" }, { id: "deny", kind: "deny", label: "דחה" }] })]);
+    const c = card("a1");
+    expect(c.querySelector(".ask-title")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-reason")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-sub")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-caption bdi")!.textContent).toBe("desk");
+    expect(c.querySelector(".ask-caption")!.textContent).toBe(STRINGS.needsYourAnswer("desk"));
+  });
+});
+
 describe("the countdown under the title, with the phone's clock (P-9, P-16)", () => {
   test("stays while the agent is away (issue 32): a held answer reaches the agent only if the ask is still open", async () => {
     const expiresAt = new Date(T0 + 4 * 60_000).toISOString();

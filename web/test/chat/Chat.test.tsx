@@ -76,6 +76,9 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     const h1 = screen.getByRole("heading", { level: 1 });
     expect(h1.textContent).toBe(`Refund for order 5521 ${STRINGS.experimental}`);
     expect(document.querySelector(".chat-line2")!.textContent).toBe("Step 2 of 3: Save note");
+    // A right-to-left title or line 2 keeps its own direction, isolated from the badge (issue 37).
+    expect(document.querySelector(".chat-title-text")!.getAttribute("dir")).toBe("auto");
+    expect(document.querySelector(".chat-line2")!.getAttribute("dir")).toBe("auto");
     expect(screen.getByRole("link", { name: "Back" }).getAttribute("href")).toBe(href({ name: "home", agent: "desk" }));
     // The conversation goes idle: progress goes, the subtitle or workspace shows.
     act(() => h.deliver({ type: "conversation", conversation: { ...conv, state: "idle" } }));
@@ -141,17 +144,35 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
 });
 
 describe("times (grouped as messaging apps do)", () => {
-  test("a run of items in the same minute shows its time once, on its last item", async () => {
+  test("a burst (items less than 5 minutes apart) shows its time once, on its last item", async () => {
     const at = (ms: number) => new Date(Date.UTC(2026, 11, 2, 14, 0, 0) + ms).toISOString();
     const items: Item[] = [
       { kind: "user", id: "a", text: "one", ts: at(0) },
-      { kind: "reply", id: "b", text: "two", ts: at(5_000) },
-      { kind: "reply", id: "c", text: "three", ts: at(10 * 60_000) },
+      { kind: "reply", id: "b", text: "two", ts: at(65_000) },
+      { kind: "reply", id: "c", text: "three", ts: at(3 * 60_000) },
+      { kind: "reply", id: "d", text: "four", ts: at(10 * 60_000) },
     ];
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items) })] });
     await openChat(h);
     const times = (id: string) => document.querySelectorAll(`[data-item-id="${id}"] time`).length;
-    expect([times("a"), times("b"), times("c")]).toEqual([0, 1, 1]);
+    expect([times("a"), times("b"), times("c"), times("d")]).toEqual([0, 0, 1, 1]);
+  });
+
+  test("no time between a tool call and its card: the burst's time goes under the card (issue 32)", async () => {
+    const at = (ms: number) => new Date(T0 - 60_000 + ms).toISOString();
+    const items: Item[] = [
+      { kind: "user", id: "a", text: "Refund her", ts: at(0) },
+      { kind: "tool", id: "t", name: "refund", status: "running", call: "refund()", ts: at(2_000) },
+    ];
+    const ask: Ask = { id: "k1", revision: "0000000000000001", paneId: "p1", toolCallId: "c1", itemId: "t", title: "refund wants to run", createdAt: at(2_000), kind: "permission", options: [{ id: "allow", kind: "allow", label: "Allow" }, { id: "deny", kind: "deny", label: "Deny" }] };
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items, { asks: [ask] }) })] });
+    await openChat(h);
+    expect(document.querySelectorAll("[data-item-id] time")).toHaveLength(0);
+    const slot = document.querySelector('[data-item-id="t"]')!.closest(".row-slot")!;
+    const last = slot.lastElementChild!;
+    expect(last.getAttribute("data-time-of")).toBe("t");
+    expect(last.previousElementSibling!.querySelector("[data-ask-id]")).not.toBeNull();
+    expect(document.querySelectorAll("time")).toHaveLength(1);
   });
 });
 

@@ -56,10 +56,11 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
       aria-label={ask.title}
       aria-busy={look?.busy || undefined}
     >
-      <div className="ask-caption">{STRINGS.needsYourAnswer(agent)}</div>
-      <div className="ask-title">{ask.title}</div>
+      {/* The agent's name is isolated: a right-to-left name cannot turn the caption around (issue 37). */}
+      <div className="ask-caption">{STRINGS.needsYourAnswer("")}<bdi>{agent}</bdi></div>
+      <div className="ask-title" dir="auto">{ask.title}</div>
       {left && <div className={`ask-expiry${left.expired ? " ask-expired" : ""}`}>{left.text}</div>}
-      {call && <code className="ask-call">{call}</code>}
+      {call && <code className="ask-call" dir="ltr">{call}</code>}
       {ask.reason && <Reason text={ask.reason} />}
       {ask.textShortened && <div className="shortened">{STRINGS.textShortened}</div>}
       {!known && <p className="ask-cannot">{STRINGS.cannotAnswer}</p>}

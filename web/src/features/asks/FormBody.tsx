@@ -80,7 +80,7 @@ function Field({ field, value, problem, enabled, onChange }: FieldProps) {
   };
   const label = (
     <label className="ask-field-label" htmlFor={id}>
-      {field.label}
+      <bdi>{field.label}</bdi>
       {field.required && <span className="ask-required">{STRINGS.required}</span>}
     </label>
   );

@@ -46,7 +46,7 @@ export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyPro
               {sendingId === b.option.id && <PendingClock inside />}
             </span>
             {(sub || b.twoTaps) && (
-              <span className="ask-sub">
+              <span className="ask-sub" dir="auto">
                 <Reserve other={b.twoTaps ? ((isArmed ? b.label : ask.tool?.name) ?? "") : null}>{sub ?? ""}</Reserve>
               </span>
             )}

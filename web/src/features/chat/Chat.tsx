@@ -12,7 +12,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
+import { conversationTitle, headerLine2 } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
@@ -22,8 +22,8 @@ import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
-import { isPartial, ItemView } from "./ItemView.tsx";
-import { arrange, WINDOW_SIZE } from "./list.ts";
+import { ItemTime, ItemView } from "./ItemView.tsx";
+import { arrange, burstEnds, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
@@ -90,12 +90,6 @@ function ClosedNote({ agent }: { agent: string }) {
 const EMPTY_ITEMS: readonly Item[] = [];
 const NO_DECISIONS: readonly Decision[] = [];
 
-/** Whether the next item shows the same time as this one (then only the later one shows it). */
-function sameTimeAsNext(item: Item, next: Item | undefined, today: number): boolean {
-  if (!next || !item.ts || !next.ts || isPartial(next)) return false;
-  return shortTime(item.ts, today) === shortTime(next.ts, today);
-}
-
 /** Decisions by the item they sit under; those whose item is not in the chat go at its end. */
 function placeDecisions(decisions: readonly Decision[], items: readonly Item[]): { byItem: Map<string, Decision[]>; looseDecisions: Decision[] } {
   const byItem = new Map<string, Decision[]>();
@@ -157,6 +151,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
   useForgetSettled(view.replaced, view.expired);
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
+  const burstTimes = useMemo(() => burstEnds(items), [items]);
   // Answers given from a phone, each under the tool call its card sat under (or at the end).
   const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
   const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
@@ -190,9 +185,9 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
         <BackLink agent={agent} />
         <div className="chat-title">
           <h1>
-            <span className="chat-title-text">{conversationTitle(conversation)}</span> <ExperimentalBadge />
+            <span className="chat-title-text" dir="auto">{conversationTitle(conversation)}</span> <ExperimentalBadge />
           </h1>
-          <div className="chat-line2 muted">{headerLine2(conversation)}</div>
+          <div className="chat-line2 muted" dir="auto">{headerLine2(conversation)}</div>
         </div>
         {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} canRename={Boolean(caps?.rename)} title={conversation.title} />}
       </header>
@@ -207,13 +202,21 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
           )}
           {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">{WORDS.screen.earlierNotKept}</p>}
           {!detail && <p className="muted chat-loading">{WORDS.screen.loading}</p>}
-          {rows.map(({ item, asks }, n) => (
-            <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} showTime={asks.length > 0 || !sameTimeAsNext(item, rows[n + 1]?.item, today)} />
-              {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
-              {byItem.get(item.id)?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
-            </div>
-          ))}
+          {rows.map(({ item, asks }) => {
+            const decisions = byItem.get(item.id);
+            // One time per burst (issue 32), at its end: under the cards of an item that has them,
+            // never between a tool call and its card.
+            const timed = burstTimes.has(item.id);
+            const under = asks.length > 0 || decisions !== undefined;
+            return (
+              <div className="row-slot" key={item.id}>
+                <ItemView item={item} today={today} showTime={timed && !under} />
+                {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
+                {decisions?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
+                {timed && under && <ItemTime item={item} today={today} />}
+              </div>
+            );
+          })}
           {looseDecisions.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
           {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
           {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}

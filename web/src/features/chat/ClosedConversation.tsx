@@ -3,7 +3,7 @@
  * (same item views), with `Load more` while the agent has more, and no composer or belt. With the
  * reopen cap, `Reopen` asks the agent to open it again and goes to the chat of the pane it names.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import { STRINGS } from "@colliepwa/shared";
 import { sureReply } from "../../app/actions.ts";
@@ -12,6 +12,7 @@ import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { ItemView } from "./ItemView.tsx";
+import { burstEnds } from "./list.ts";
 import { usePinnedScroll } from "./scroll.ts";
 import { loadProblem } from "./load-problem.ts";
 import { refusalLine } from "./refusal.ts";
@@ -68,6 +69,8 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   }, [reader, agent, session]);
 
   const today = new Date(phone.now()).setHours(0, 0, 0, 0);
+  // One time per burst, as the open chat shows them (issue 37: it stamped every item).
+  const burstTimes = useMemo(() => burstEnds(items), [items]);
   // Named by its title when the home drew its row; a link opened cold says `Closed` (P-6).
   const title = closedTitle(agent, session);
 
@@ -77,7 +80,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
         <a className="icon-button back" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>
         <div className="chat-title">
           <h1>
-            <span className="chat-title-text">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
+            <span className="chat-title-text" dir="auto">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
           </h1>
           <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
         </div>
@@ -86,7 +89,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
         <div className="chat-items">
           {items.map((item) => (
             <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} />
+              <ItemView item={item} today={today} showTime={burstTimes.has(item.id)} />
             </div>
           ))}
           {!loaded && loading && <p className="muted chat-loading">{WORDS.screen.loading}</p>}

@@ -16,7 +16,7 @@ export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (reques
   const away = useAgentAway();
   return (
     <div className={`item item-user own own-line own-${line.state}`} data-own-line={line.requestId} data-state={line.state}>
-      <div className="bubble bubble-own text">{line.text}</div>
+      <div className="bubble bubble-own text" dir="auto">{line.text}</div>
       <div className="item-meta">
         {(line.state === "sending" || line.state === "sent" || line.state === "held") && <PendingClock />}
         {line.state === "held" && <span className="own-held">{away ? CHAT_WORDS.held : CHAT_WORDS.heldForTurn}</span>}
