@@ -158,6 +158,12 @@ export const WORDS = Object.freeze({
     refused: (what: string) => `${what} did not run: the durable agent refused it.`,
     /** Collie itself refused; `why` is Collie's own message from its error catalog. */
     collieRefused: (what: string, why: string) => `${what} did not run. ${why}`,
+    /** The pill that takes a reader who scrolled up back to the newest line (issue 37). */
+    newest: "Newest",
+    newCount: (n: number) => `${n} new`,
+    jumpToNewest: (n: number) => (n > 0 ? `Jump to the newest message, ${n} new` : "Jump to the newest message"),
+    /** The chat's scroll area, named for a keyboard or a screen reader that lands on it. */
+    messages: "Messages",
     /** A code block's copy button (issue 37), and what it says after a tap. */
     copy: "Copy",
     copyCode: "Copy the code",

@@ -23,12 +23,14 @@ import { ChatMenu } from "./ChatMenu.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
 import { ItemTime, ItemView } from "./ItemView.tsx";
+import { JumpToNewest, useUnread } from "./JumpToNewest.tsx";
 import { arrange, burstEnds, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { useNow } from "./useNow.ts";
 import { useDraft } from "./useDraft.ts";
+import { CHAT_WORDS } from "./words.ts";
 import { useForgetSettled, useOwnSends } from "./useOwnSends.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -120,7 +122,15 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   const [text, setText] = useDraft(agent, pane);
   const [shown, setShown] = useState(WINDOW_SIZE);
   const scroller = useRef<HTMLDivElement>(null);
-  const { onScroll, holdPosition, pin } = usePinnedScroll(scroller);
+  // Near the top, earlier items load by themselves and the place is kept (issue 37).
+  const earlierLeft = useRef(0);
+  const loadEarlier = useCallback(() => {
+    if (earlierLeft.current <= 0) return false;
+    earlierLeft.current = 0;
+    setShown((s) => s + WINDOW_SIZE);
+    return true;
+  }, []);
+  const { onScroll, holdPosition, pin, jumpToEnd, pinned, far } = usePinnedScroll(scroller, loadEarlier);
   useNow(phone.now);
   const now = phone.now();
   const today = new Date(now).setHours(0, 0, 0, 0);
@@ -152,6 +162,8 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   useForgetSettled(view.replaced, view.expired);
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
   const burstTimes = useMemo(() => burstEnds(items), [items]);
+  earlierLeft.current = earlier;
+  const unread = useUnread(items, pinned);
   // Answers given from a phone, each under the tool call its card sat under (or at the end).
   const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
   const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
@@ -193,7 +205,9 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
       </header>
       {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}
 
-      <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
+      <div className="chat-body">
+      {/* Focusable, so a keyboard can scroll it (axe scrollable-region-focusable, issue 32). */}
+      <div className="chat-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={CHAT_WORDS.messages}>
         <div className="chat-items" role="log" aria-live="polite" aria-relevant="additions">
           {earlier > 0 && (
             <button type="button" className="show-earlier" onClick={() => { holdPosition(); setShown((s) => s + WINDOW_SIZE); }}>
@@ -223,6 +237,8 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
           {view.dots && !gone && !away && <WorkingDots />}
         </div>
         {gone && <ClosedNote agent={agent} />}
+      </div>
+      {!pinned && (unread > 0 || far) && <JumpToNewest unread={unread} onJump={jumpToEnd} />}
       </div>
 
       {!gone && (
