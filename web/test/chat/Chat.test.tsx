@@ -85,6 +85,21 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(document.querySelector(".chat-line2")!.textContent).toBe("Support");
   });
 
+  test("a long title is cut to one line; a tap on it shows it whole, another folds it (issue 32)", async () => {
+    const long = "Refund for order 5521 — the parcel never arrived, the courier says it was left with a neighbour two streets away";
+    const conv = conversation({ title: long });
+    const h = await startPhone({ conversations: [conv], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, conv) })] });
+    await openChat(h);
+    const title = screen.getByRole("button", { name: long });
+    expect(title.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(title);
+    expect(title.getAttribute("aria-expanded")).toBe("true");
+    expect(title.closest(".chat-title")!.classList.contains("expanded")).toBe(true);
+    fireEvent.click(title);
+    expect(title.closest(".chat-title")!.classList.contains("expanded")).toBe(false);
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe(`${long} ${STRINGS.experimental}`);
+  });
+
   test("a title left empty reads `Untitled conversation`", async () => {
     const h = await startPhone({ conversations: [conversation({ title: "  " })], routes: [on("GET", PANE, { status: 200, body: detail([]) })] });
     await openChat(h);

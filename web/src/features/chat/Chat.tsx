@@ -15,11 +15,11 @@ import { href } from "../../app/router.ts";
 import { conversationTitle, headerLine2 } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
-import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { AskSlot } from "./AskSlot.tsx";
 import { Belt, useBelt } from "./Belt.tsx";
 import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
+import { ChatTitle } from "./ChatTitle.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
 import { ItemTime, ItemView } from "./ItemView.tsx";
@@ -195,12 +195,7 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
     <main className="screen chat">
       <header className="topbar chat-header">
         <BackLink agent={agent} />
-        <div className="chat-title">
-          <h1>
-            <span className="chat-title-text" dir="auto">{conversationTitle(conversation)}</span> <ExperimentalBadge />
-          </h1>
-          <div className="chat-line2 muted" dir="auto">{headerLine2(conversation)}</div>
-        </div>
+        <ChatTitle title={conversationTitle(conversation)} line2={headerLine2(conversation)} />
         {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} canRename={Boolean(caps?.rename)} title={conversation.title} />}
       </header>
       {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}

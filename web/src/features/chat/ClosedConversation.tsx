@@ -10,7 +10,7 @@ import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
-import { ExperimentalBadge } from "../../ui/Badge.tsx";
+import { ChatTitle } from "./ChatTitle.tsx";
 import { ItemView } from "./ItemView.tsx";
 import { burstEnds } from "./list.ts";
 import { usePinnedScroll } from "./scroll.ts";
@@ -78,12 +78,7 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
     <main className="screen chat chat-closed">
       <header className="topbar chat-header">
         <a className="icon-button back" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>
-        <div className="chat-title">
-          <h1>
-            <span className="chat-title-text" dir="auto">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
-          </h1>
-          <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
-        </div>
+        <ChatTitle title={title ?? STRINGS.closed} line2={title === undefined ? agent : `${STRINGS.closed} · ${agent}`} />
       </header>
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-items">
