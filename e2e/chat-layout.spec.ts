@@ -21,7 +21,7 @@ async function clipped(page: Page): Promise<string[]> {
       }
       return false;
     };
-    for (const el of document.querySelectorAll("main button, main a, main input, main textarea, main h1, main .bubble, main .tool, main .ask-card, main .notice")) {
+    for (const el of Array.from(document.querySelectorAll("main button, main a, main input, main textarea, main h1, main .bubble, main .tool, main .ask-card, main .notice"))) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || getComputedStyle(el).visibility === "hidden") continue;
       if ((r.left < -0.5 || r.right > width + 0.5) && !scrolls(el)) out.push(`${el.tagName.toLowerCase()}.${el.className} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
