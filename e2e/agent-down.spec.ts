@@ -135,6 +135,29 @@ test("the agent killed mid-turn: a message typed then is kept across a reload, s
   await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
 });
 
+test("three messages queued while Collie and the agent were down go one at a time, in order, each after the turn before; none ends Not sent", async ({ page, collie }) => {
+  test.setTimeout(120_000);
+  const { pane, title, intro } = SEEDED.jonas;
+  const chat = await openChat(page, pane, title, intro);
+  await expect(chat.composer).toBeVisible();
+  await collie.kill();
+  const texts = ["First, hello there", "Second, anyone on shift?", "Third, please answer me"];
+  for (const text of texts) await say(page, text);
+  for (const text of texts) await expect(pendingLines(page, text)).toHaveAttribute("data-state", "not-confirmed");
+
+  // Collie comes back: the phone's outbox sends them in order; the desk takes one per turn, so
+  // Collie holds the others until the turn before is over (issue 37 item 2).
+  await collie.start();
+  for (const text of texts) {
+    await expect(items(page, "reply").filter({ hasText: `Got it: "${text}"` })).toHaveCount(1, { timeout: 30_000 });
+  }
+  await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
+  await expect(page.locator("[data-own-line]")).toHaveCount(0, { timeout: TURN_TIMEOUT });
+  const order = await items(page, "user").evaluateAll((els, wanted) => els.map((e) => e.textContent ?? "").filter((t) => wanted.some((w) => t.includes(w))), texts);
+  expect(order.map((t) => texts.findIndex((w) => t.includes(w)))).toEqual([0, 1, 2]);
+  await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
+});
+
 test("a dead agent does not look alive: the chat and the list say it cannot be reached; an answer meanwhile is held and named", async ({ page, collie, shot }) => {
   test.setTimeout(90_000);
   const { pane, title, intro } = SEEDED.sofia;

@@ -534,4 +534,11 @@ describe("asks, long chats and a conversation that is gone", () => {
     expect(screen.queryByText(/This conversation is closed/)).toBeNull();
     expect(screen.getByText("Loading…")).toBeTruthy();
   });
+
+  test("before the first snapshot, a chat already read over HTTP is not called closed either", async () => {
+    const h = await startPhone({ snapshot: false, routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
+    await openChat(h);
+    expect(screen.getByText("I can refund 40 EUR to the original card.")).toBeTruthy();
+    expect(screen.queryByText(/This conversation is closed/)).toBeNull();
+  });
 });

@@ -69,10 +69,12 @@ export function Chat({ agent, pane }: ChatProps) {
       </main>
     );
   }
-  // A conversation closed while it was on screen stays readable, without composer or belt.
+  // A conversation closed while it was on screen stays readable, without composer or belt. Before
+  // Collie's first snapshot (a slow or failed live connection) a chat read over HTTP is not "gone":
+  // its composer stays, so a message can be typed and sent (P-26).
   return (
     <AgentAway.Provider value={away}>
-      <ChatScreen key={key} agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
+      <ChatScreen key={key} agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={state.loaded && !listed} away={away} />
     </AgentAway.Provider>
   );
 }
