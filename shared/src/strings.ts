@@ -106,6 +106,8 @@ export const WORDS = Object.freeze({
     belt: "Belt",
     menu: "Menu",
     message: "Message",
+    /** The composer's hint during a turn the agent takes no message in: Collie holds it until then. */
+    messageAfterTurn: "Message · sent when this turn ends",
     notShown: (shown: number, more: number) =>
       `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
   }),
@@ -166,6 +168,29 @@ export const WORDS = Object.freeze({
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
     /** After a held answer's line (issue #34): it waits in Collie. */
     heldAnswer: "Collie delivers it when the durable agent is back.",
+    /** Under your line while Collie holds it for a running turn the agent takes no message in. */
+    heldForTurn: "Not delivered yet. Collie sends it when the running turn ends.",
+    /**
+     * A tap that did not run, when the agent gave no reason of its own (issue 37: every refused
+     * tap says so). `what` is the control's label (`Stop`, `Escalate`, `Close`).
+     */
+    notOffered: (what: string) => `${what} did not run: the durable agent does not offer it here.`,
+    gone: (what: string) => `${what} did not run: the durable agent no longer has it.`,
+    refused: (what: string) => `${what} did not run: the durable agent refused it.`,
+    /** Collie itself refused; `why` is Collie's own message from its error catalog. */
+    collieRefused: (what: string, why: string) => `${what} did not run. ${why}`,
+    /** The pill that takes a reader who scrolled up back to the newest line (issue 37). */
+    newest: "Newest",
+    newCount: (n: number) => `${n} new`,
+    jumpToNewest: (n: number) => (n > 0 ? `Jump to the newest message, ${n} new` : "Jump to the newest message"),
+    /** The chat's scroll area, named for a keyboard or a screen reader that lands on it. */
+    messages: "Messages",
+    /** A code block's copy button (issue 37), and what it says after a tap. */
+    copy: "Copy",
+    copyCode: "Copy the code",
+    copied: "Copied",
+    /** The browser did not let the page copy: the code is selected for the phone's own Copy. */
+    copyFailed: "Selected: copy it from the menu",
     /** A quiet line for an answer Collie holds: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

@@ -16,6 +16,7 @@ import type { AgentConnection } from "./connection.ts";
 import { AgentUnreachable } from "./client.ts";
 import type { HeldAnswers } from "../store/held-answers.ts";
 import { apiError } from "../errors.ts";
+import { SendTurns } from "./send-turns.ts";
 
 export interface Outcome {
   status: number;
@@ -73,6 +74,8 @@ export class AgentGateway {
   readonly #delivering = new Set<string>();
   /** Agents whose held sends are being delivered now (one run per agent keeps their order). */
   readonly #deliveringSends = new Set<string>();
+  /** Which sends wait for a turn to end (send-turns.ts). */
+  readonly #turns: SendTurns;
 
   constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, opts: { mask?: Mask; now?: () => number } = {}) {
     this.#agents = agents;
@@ -80,6 +83,7 @@ export class AgentGateway {
     this.#onHeldOutcome = onHeldOutcome;
     this.#now = opts.now ?? Date.now;
     this.#reads = agentReads(opts.mask);
+    this.#turns = new SendTurns(this.#now);
   }
 
   /**
@@ -162,29 +166,53 @@ export class AgentGateway {
   async #send(conn: AgentConnection, agent: string, path: string, paneId: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
     const hold = (): Outcome => {
       this.#held.sends.hold({ requestId: body.requestId, agent, paneId, text: body.text as string, heldAt: this.#now() });
-      conn.retryNow();
       return { status: 202, body: { held: true } };
     };
-    if (conn.state !== "ready") return hold();
+    if (conn.state !== "ready") {
+      const held = hold();
+      conn.retryNow();
+      return held;
+    }
+    // Behind a message Collie already holds for this conversation, or during a turn the agent
+    // takes no message in (no `followUp` cap): held, and delivered when that turn is over (issue 37).
+    if (this.#held.sends.forAgent(agent).some((h) => h.paneId === paneId) || this.#turns.mustWait(agent, paneId, conn)) {
+      const held = hold();
+      this.deliverHeld(agent);
+      return held;
+    }
     try {
       const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
-      return asOutcome(reply.status, reply.body);
+      const outcome = asOutcome(reply.status, reply.body);
+      this.#turns.sent(agent, paneId, outcome, conn);
+      return outcome;
     } catch (err) {
-      if (err instanceof AgentUnreachable) return hold();
+      if (err instanceof AgentUnreachable) {
+        const held = hold();
+        conn.retryNow();
+        return held;
+      }
       throw err;
     }
   }
 
   /**
    * Delivers the agent's held sends, oldest first and one at a time so they arrive in the order
-   * they were sent. Each outcome goes to the phone like a held answer's (`held-outcome`).
+   * they were sent. Each outcome goes to the phone like a held answer's (`held-outcome`). Unless
+   * the agent takes follow-ups, a conversation gets one per turn: the next waits for a later page
+   * that shows the turn the last one started over (send-turns.ts), and the ones behind it wait too.
    */
   async #deliverSends(agent: string, conn: AgentConnection): Promise<void> {
     if (this.#deliveringSends.has(agent)) return;
     this.#deliveringSends.add(agent);
     try {
+      const waiting = new Set<string>();
       for (const held of this.#held.sends.forAgent(agent)) {
         if (conn.state !== "ready") return;
+        if (waiting.has(held.paneId)) continue;
+        if (this.#turns.mustWait(agent, held.paneId, conn)) {
+          waiting.add(held.paneId);
+          continue;
+        }
         const path = `${conn.prefix}${routePath("send", { pane: held.paneId })}`;
         let reply;
         try {
@@ -192,8 +220,11 @@ export class AgentGateway {
         } catch {
           return; // unreachable again: keep holding; the next page after reconnecting retries
         }
+        const outcome = asOutcome(reply.status, reply.body);
+        this.#turns.sent(agent, held.paneId, outcome, conn);
+        if (outcome.status === 200 && !this.#turns.takesFollowUps(conn)) waiting.add(held.paneId);
         this.#held.sends.release(held.requestId);
-        this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "send", pane: held.paneId });
+        this.#onHeldOutcome(agent, held.requestId, outcome, { action: "send", pane: held.paneId });
       }
     } finally {
       this.#deliveringSends.delete(agent);

@@ -243,6 +243,57 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     assert.equal(live.of("held-outcome").length, 2);
   });
 
+  test("an agent without followUp: a send during a turn waits in Collie for the turn to end, one per turn, in order; none is refused for the turn", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const { agent } = await startAgent("desk-agent.ts", ["--socket", socket, "--no-follow-up"]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    const live = await LiveClient.connect(d.wsUrl);
+    await d.waitState("desk", "ready");
+    const message = (text: string) => ({ requestId: requestId(`turn-${text}`), text });
+    const [one, two, three] = [message("first"), message("second"), message("third")];
+    const got = () => agent.all((m) => m.got === "send").map((m) => m.text);
+
+    // Sent back to back, as a phone's outbox does after a reconnect: the first starts a turn, the
+    // others wait for it (held), instead of reaching an agent that would refuse them.
+    const first = await d.post("/api/agents/desk/panes/p1/send", one);
+    assert.equal(first.status, 200);
+    assert.deepEqual(await d.post("/api/agents/desk/panes/p1/send", two), { status: 202, body: { held: true } });
+    assert.deepEqual(await d.post("/api/agents/desk/panes/p1/send", three), { status: 202, body: { held: true } });
+    // Another conversation of the same agent is not held up.
+    assert.equal((await d.post("/api/agents/desk/panes/p2/send", { requestId: requestId("other"), text: "elsewhere" })).status, 200);
+    await settle(d, agent, "during-turn-1");
+    assert.deepEqual(got(), ["first", "elsewhere"]);
+
+    // The turn ends: the second goes (and starts the next turn); the third waits for that one.
+    agent.send({ id: "end-1", cmd: "end", pane: "p1" });
+    const second = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === two.requestId, "the second delivered");
+    assert.equal(second.type === "held-outcome" && second.status, 200);
+    await settle(d, agent, "during-turn-2");
+    assert.deepEqual(got(), ["first", "elsewhere", "second"]);
+    assert.equal(d.daemon.held.sends.count, 1);
+
+    agent.send({ id: "end-2", cmd: "end", pane: "p1" });
+    const third = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === three.requestId, "the third delivered");
+    assert.equal(third.type === "held-outcome" && third.status, 200);
+    assert.deepEqual(got(), ["first", "elsewhere", "second", "third"]);
+    assert.equal(d.daemon.held.sends.count, 0);
+    assert.equal(live.of("held-outcome").length, 2);
+  });
+
+  test("an agent that declares followUp takes a send during a turn at once", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const { agent } = await startAgent("desk-agent.ts", ["--socket", socket]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    await d.waitState("desk", "ready");
+    assert.equal((await d.post("/api/agents/desk/panes/p1/send", { requestId: requestId("f1"), text: "first" })).status, 200);
+    await settle(d, agent, "working");
+    assert.equal((await d.post("/api/agents/desk/panes/p1/send", { requestId: requestId("f2"), text: "follow-up" })).status, 200);
+    assert.deepEqual(agent.all((m) => m.got === "send").map((m) => m.text), ["first", "follow-up"]);
+    assert.equal(d.daemon.held.sends.count, 0);
+  });
+
   test("a held message for a conversation that did not come back is refused by the agent, and the phone learns it", async () => {
     const dir = tempDir();
     const socket = join(dir, "desk.sock");

@@ -6,6 +6,7 @@
  */
 import { PhoneActions } from "./actions.ts";
 import { Api, errorMessage } from "./api.ts";
+import { browserDraftStorage, Drafts, type DraftStorage } from "./drafts.ts";
 import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbNotificationAnswers, memoryNotificationAnswers, type NotificationAnswer, type NotificationAnswerStorage } from "./notification-answers.ts";
@@ -26,6 +27,8 @@ export interface PhoneOptions {
   viewCache?: ViewCacheStorage;
   /** Where the service worker leaves the answers it gave from notifications (IndexedDB in the browser). */
   notificationAnswers?: NotificationAnswerStorage;
+  /** Where composer drafts are kept (localStorage in the browser; null keeps them in memory). */
+  draftStorage?: DraftStorage | null;
 }
 
 export class Phone {
@@ -36,6 +39,8 @@ export class Phone {
   readonly actions: PhoneActions;
   readonly live: LiveConnection;
   readonly now: () => number;
+  /** What is typed in each chat's composer and not sent yet (drafts.ts, P-26). */
+  readonly drafts: Drafts;
   readonly #viewCache: ViewCacheStorage;
   readonly #notificationAnswers: NotificationAnswerStorage;
   /** Chats opened, most recent first: their content is what the view cache keeps. */
@@ -47,6 +52,7 @@ export class Phone {
     this.now = opts.now ?? Date.now;
     this.outbox = new Outbox(this.api, opts.storage ?? idbOutboxStorage(), this.now);
     this.actions = new PhoneActions(this.outbox);
+    this.drafts = new Drafts(opts.draftStorage === undefined ? browserDraftStorage() : opts.draftStorage);
     this.#viewCache = opts.viewCache ?? (typeof indexedDB !== "undefined" ? idbViewCache() : memoryViewCache());
     this.#notificationAnswers = opts.notificationAnswers ?? (typeof indexedDB !== "undefined" ? idbNotificationAnswers() : memoryNotificationAnswers());
     this.store.subscribe(() => this.#saveSoon());

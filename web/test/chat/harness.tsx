@@ -4,6 +4,7 @@
  */
 import type { AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { DraftStorage } from "../../src/app/drafts.ts";
 import type { OutboxStorage } from "../../src/app/outbox.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
 import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
@@ -45,6 +46,8 @@ export async function startPhone(opts: {
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
   notificationAnswers?: NotificationAnswerStorage;
+  draftStorage?: DraftStorage;
+  online?: boolean;
 } = {}): Promise<Harness> {
   const clock = { t: T0 };
   const rig = await startRig({

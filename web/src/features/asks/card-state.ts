@@ -118,6 +118,11 @@ export interface CardLook {
   busy: boolean;
   /** Sent and held by Collie until the agent is back (202). */
   held: boolean;
+  /**
+   * The tapped answer's outcome is not known yet (on its way, held, or not sure it arrived): its
+   * control stays marked while the others dim, so you can tell which you tapped (issue 37).
+   */
+  chosen: boolean;
   /** The outcome line, if any. */
   line: string | null;
   /** Offer `Retry`. */
@@ -133,6 +138,7 @@ export function cardLook(s: CardState, sendingNow = false): CardLook {
     enabled: canTap(s) && !busy,
     busy,
     held: s.phase === "held",
+    chosen: s.sent !== null && (s.phase === "sending" || s.phase === "held" || canRetry(s)),
     line: s.phase === "outcome" ? (s.view?.line ?? null) : null,
     retry: canRetry(s) && !busy,
     frozen: s.phase === "outcome" && s.view?.frozen === true,

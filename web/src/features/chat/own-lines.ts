@@ -3,8 +3,8 @@
  * made (or found pending in the outbox after a reload, P-26), what each send came to, the chat's
  * items and the time. No React, no clock of its own: `now` is passed in, so tests set it.
  *
- * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), until
- *   the agent's finished reply to it comes.
+ * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), for a
+ *   moment: until anything follows your line in the chat, 10 s at most.
  * - held (`202 {held: true}`: the agent is unreachable, Collie keeps the message and delivers it
  *   once the agent is back) → the clock and a note saying so; never hidden, never lost.
  * - no reply, or Collie could not reach the agent (5xx) → `Sending, not confirmed`; a tap retries
@@ -24,6 +24,8 @@ import type { SendResult } from "../../app/actions.ts";
 export const TEXT_MATCH_WINDOW_MS = 30_000;
 /** A line the agent never writes back is hidden after this long (P-20). */
 export const OWN_LINE_HIDE_MS = 10 * 60_000;
+/** `Sent` under the composer is a moment's note: it goes this long after sending at the latest. */
+export const SENT_NOTE_MS = 10_000;
 /** How far the agent's clock may run behind the phone's and still count as "after sending". */
 export const CLOCK_SKEW_MS = 2_000;
 
@@ -161,14 +163,14 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
   if (last) dots = last.state === "sending" || last.state === "sent";
   else dots = echoIsNewest(items, now, paneState, seenAt);
 
-  // `Sent` until the agent has answered your newest line: a finished reply after its copy makes the
-  // note stale (it would sit under the composer for the rest of the chat).
+  // `Sent` is a moment's note (issue 37: it never cleared): it goes once anything follows your line's
+  // copy in the chat (a reply, a tool call, a card's tool, a note), and 10 s after sending at the latest.
   let composer: "sent" | null = null;
-  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
+  if (newest && now - newest.createdAt < SENT_NOTE_MS && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
     const copy = replaced.get(newest.requestId);
     const at = copy === undefined ? -1 : items.findIndex((i) => i.id === copy);
-    const answered = at >= 0 && items.slice(at + 1).some((i) => (i.kind === "reply" || i.kind === "markdown") && !("partial" in i && i.partial));
-    if (!answered) composer = "sent";
+    const followed = at >= 0 && at < items.length - 1;
+    if (!followed) composer = "sent";
   }
 
   return { lines, replaced, expired, dots, composer };
