@@ -61,11 +61,17 @@ export function clippedOnScreen(): string[] {
     if (r.right > width + 1 || r.left < -1) {
       let p = el.parentElement;
       let scroller = false;
+      // Cut by a box within the screen (its overflow hidden): what shows stops at that box's edge,
+      // and whether the cut is marked and reachable is that box's own check below.
+      let clippedInside = false;
       while (p && p !== document.body) {
         if (scrollsX(p)) scroller = true;
+        const ps = getComputedStyle(p);
+        const pr = p.getBoundingClientRect();
+        if ((ps.overflowX === "hidden" || ps.overflowX === "clip") && pr.right <= width + 1 && pr.left >= -1) clippedInside = true;
         p = p.parentElement;
       }
-      if (!scroller && s.position !== "fixed") found.push(`${name(el)} reaches past the screen (${Math.round(r.left)}…${Math.round(r.right)} of ${width}px)`);
+      if (!scroller && !clippedInside && s.position !== "fixed") found.push(`${name(el)} reaches past the screen (${Math.round(r.left)}…${Math.round(r.right)} of ${width}px)`);
     }
     // A sideways scroller whose scrollbar is hidden must mark that more is there.
     if (scrollsX(el)) {
@@ -77,7 +83,13 @@ export function clippedOnScreen(): string[] {
     // Text cut by its own box.
     if ((s.overflowX === "hidden" || s.overflowX === "clip") && el.scrollWidth > el.clientWidth + 1 && (el.textContent ?? "").trim() !== "") {
       const marked = s.textOverflow === "ellipsis";
-      const reachable = el.closest("[title], a[href], button, [tabindex]") !== null;
+      // A way to the whole text: the element is (in) something to tap or focus, or in a region that
+      // a button expands (aria-expanded with aria-controls naming the region).
+      const expander = (e: Element | null): boolean => {
+        for (; e; e = e.parentElement) if (e.id && document.querySelector(`[aria-expanded][aria-controls~="${CSS.escape(e.id)}"]`)) return true;
+        return false;
+      };
+      const reachable = el.closest("[title], a[href], button, [tabindex]") !== null || expander(el);
       if (!marked || !reachable) found.push(`${name(el)} is cut${marked ? " (an ellipsis, but no way to the whole text)" : ""}`);
     }
   }

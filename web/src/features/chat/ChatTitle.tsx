@@ -2,15 +2,16 @@
  * The header's two lines (P-21). A title too long for one line is cut with an ellipsis; a tap on
  * it shows it whole, wrapped, and line 2 too (issue 32: long titles could not be read).
  */
-import { useState } from "react";
+import { useId, useState } from "react";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 
 export function ChatTitle({ title, line2 }: { title: string; line2: string }) {
   const [expanded, setExpanded] = useState(false);
+  const id = useId();
   return (
-    <div className={`chat-title${expanded ? " expanded" : ""}`}>
+    <div id={id} className={`chat-title${expanded ? " expanded" : ""}`}>
       <h1>
-        <button type="button" className="chat-title-button" aria-expanded={expanded} onClick={() => setExpanded((e) => !e)}>
+        <button type="button" className="chat-title-button" aria-expanded={expanded} aria-controls={id} onClick={() => setExpanded((e) => !e)}>
           <span className="chat-title-text" dir="auto">{title}</span>
         </button>{" "}
         <ExperimentalBadge />
