@@ -19,13 +19,15 @@ export const TURN_WAIT_MS = 10 * 60_000;
 /** What this needs of a connection: the agent's caps and its mirror. */
 export interface TurnSource {
   readonly hello: { caps: { followUp?: boolean } } | null;
+  /** The agent process's start: a turn another start named will never show as over. */
+  readonly instance: string | null;
   readonly mirror: Pick<AgentMirror, "turn">;
 }
 
 export class SendTurns {
   readonly #now: () => number;
   /** Per `agent\npane`: the turn a send started, until the mirror shows it over. */
-  readonly #started = new Map<string, { turnId: string; at: number }>();
+  readonly #started = new Map<string, { turnId: string; at: number; instance: string | null }>();
 
   constructor(now: () => number) {
     this.#now = now;
@@ -49,7 +51,8 @@ export class SendTurns {
     if (pane.state !== "idle") return true;
     const started = this.#started.get(key);
     if (!started) return false;
-    if (pane.turnId === started.turnId || this.#now() - started.at >= TURN_WAIT_MS) {
+    // The agent restarted since (another `instance`): it forgot that turn, and its panes are idle anew.
+    if (pane.turnId === started.turnId || started.instance !== conn.instance || this.#now() - started.at >= TURN_WAIT_MS) {
       this.#started.delete(key);
       return false;
     }
@@ -60,6 +63,6 @@ export class SendTurns {
   sent(agent: string, paneId: string, outcome: Outcome, conn: TurnSource): void {
     if (this.takesFollowUps(conn) || outcome.status !== 200) return;
     const turnId = outcome.body.turnId;
-    if (typeof turnId === "string" && turnId) this.#started.set(`${agent}\n${paneId}`, { turnId, at: this.#now() });
+    if (typeof turnId === "string" && turnId) this.#started.set(`${agent}\n${paneId}`, { turnId, at: this.#now(), instance: conn.instance });
   }
 }

@@ -9,8 +9,9 @@ import { SendTurns, TURN_WAIT_MS, type TurnSource } from "../../src/agents/send-
 
 function source(followUp: boolean) {
   const panes = new Map<string, { state: "idle" | "working" | "waiting"; turnId: string | null }>();
-  const conn: TurnSource & { panes: typeof panes } = {
+  const conn: TurnSource & { panes: typeof panes; instance: string | null } = {
     hello: { caps: { followUp } },
+    instance: "start-1",
     mirror: { turn: (id: string) => panes.get(id) },
     panes,
   };
@@ -67,6 +68,18 @@ describe("sends and turns", () => {
     assert.equal(turns.mustWait("desk", "p1", conn), false);
   });
 
+  test("an agent that restarted (another instance) forgot the turn a send started: the next send goes on", () => {
+    const turns = new SendTurns(() => 0);
+    const conn = source(false);
+    conn.panes.set("p1", { state: "idle", turnId: "t1" });
+    turns.sent("desk", "p1", ok("t2"), conn);
+    assert.equal(turns.mustWait("desk", "p1", conn), true);
+    // Killed before its page showed t2 over; started again, it lays its panes out idle anew.
+    conn.instance = "start-2";
+    conn.panes.set("p1", { state: "idle", turnId: null });
+    assert.equal(turns.mustWait("desk", "p1", conn), false);
+  });
+
   test("an agent with followUp takes a send during a turn: nothing waits", () => {
     const turns = new SendTurns(() => 0);
     const conn = source(true);
@@ -78,7 +91,7 @@ describe("sends and turns", () => {
 
   test("a hello without caps yet (an older agent reads followUp as off) holds during a turn", () => {
     const turns = new SendTurns(() => 0);
-    const conn: TurnSource = { hello: null, mirror: { turn: () => ({ state: "working", turnId: "t1" }) } };
+    const conn: TurnSource = { hello: null, instance: null, mirror: { turn: () => ({ state: "working", turnId: "t1" }) } };
     assert.equal(turns.mustWait("desk", "p1", conn), true);
   });
 });
