@@ -153,8 +153,14 @@ test("Always allow takes two taps; the next call passes without a card", async (
   await expect(page.locator('[data-pane="vip-7781"]')).toBeVisible();
   await expect(list).toHaveCount(0);
   await openChat(page, pane, title, intro);
-  await again.getByRole("button", { name: STRINGS.deny, exact: true }).click();
-  await expect(again).toHaveCount(0);
+  // Denied for Berlin, then asked for Vienna: each call has its own card, and each Deny ends its own.
+  for (const warehouse of ["Berlin", "Vienna"]) {
+    const card = again.filter({ hasText: `warehouse: "${warehouse}"` });
+    await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
+    await card.getByRole("button", { name: STRINGS.deny, exact: true }).click();
+    await expect(card).toHaveCount(0);
+  }
+  await expect(chat.stop).toBeDisabled({ timeout: TURN_TIMEOUT });
 });
 
 test("two phones answer the same ask: the second reads Already answered", async ({ page, browser }) => {
