@@ -40,7 +40,12 @@ const save = (list: Waiting[]) => writeFileSync(WAITING, JSON.stringify(list));
 /** The approvals in flight in this process, to ask one again with other arguments. */
 const running = new Map<string, AbortController>();
 
-const collie = await openCollie({ socket: values.socket, hostName: "approvals" });
+// It reads a message whenever one comes, a waiting approval included (`change` asks again
+// mid-turn): it says so with `followUp`, so Collie hands sends on at once (docs/decisions.md).
+const collie = await openCollie({
+  socket: values.socket, hostName: "approvals",
+  caps: { asks: true, send: true, followUp: true, steer: false, stop: false, actions: false, rename: false, close: false, reopen: false, starters: false },
+});
 const tab = collie.workspace("ops", { title: "Operations" }).tab("refunds", { title: "Refunds" });
 const panes = new Map<string, Pane>(PANES.map((id) => [id, tab.pane(id, { title: `Refunds ${id}`, harness: "approvals" })]));
 
