@@ -7,6 +7,7 @@
  */
 import { STRINGS } from "@colliepwa/shared";
 import { expect, test } from "./fixtures.ts";
+import { askTest } from "./asks.ts";
 import { items, openChat, ownLines, pendingLines, startConversation, TURN_TIMEOUT } from "./desk.ts";
 
 test.use({ viewport: { width: 360, height: 740 } });
@@ -101,7 +102,11 @@ test("with the network off, the app draws the last dashboard, list and chat it s
 
 // Issue 37, item 5: offline, a yellow and a red note took ~40 % of the first screen, and the yellow
 // one blamed Collie when the phone itself was offline.
-test("offline, one banner says which end is away: this phone, or Collie; the agent's note waits until Collie is heard", async ({ page, context, collie }) => {
+// The desk as the user's own agent: Collie does not start it again, so it stays down while the phone looks.
+const ownDesk = askTest({ ownAgent: true });
+ownDesk.use({ viewport: { width: 360, height: 740 } });
+
+ownDesk("offline, one banner says which end is away: this phone, or Collie; the agent's note waits until Collie is heard", async ({ page, context, collie }) => {
   test.setTimeout(120_000);
   const awayNote = page.getByRole("status").filter({ hasText: "The durable agent cannot be reached right now." });
   const phoneOffline = page.getByRole("status").filter({ hasText: "This phone is offline. It reconnects by itself." });
