@@ -25,16 +25,24 @@ test("a message: your line, Sent, the agent's copy, a streamed reply", async ({ 
   await expect(pendingLines(page, text).getByRole("img", { name: "Sending" })).toBeVisible();
   await sending.arrived();
 
-  // Hold Collie's messages from the reply's second write on, so its first part stays on screen.
+  // Hold Collie's messages from the reply's first write on: the agent's copy is the newest line.
   let replyWrites = 0;
-  live.holdFrom((m) => m.type === "item" && m.paneId === pane && m.item?.kind === "reply" && ++replyWrites === 2);
+  const replyWrite = (m: { type: string; paneId?: string; item?: { kind?: string } }) => m.type === "item" && m.paneId === pane && m.item?.kind === "reply";
+  live.holdFrom((m) => replyWrite(m) && ++replyWrites === 1);
   sending.release();
 
   // The agent took it: `Sent`, and its copy replaced your line: one copy of your text (P-20).
-  await expect(page.getByRole("status").filter({ hasText: /^Sent$/ })).toBeVisible();
+  const sentNote = page.getByRole("status").filter({ hasText: /^Sent$/ });
+  await expect(sentNote).toBeVisible();
   await expect(items(page, "user").filter({ hasText: text })).toHaveCount(1);
   await expect(pendingLines(page, text)).toHaveCount(0);
   await expect(ownLines(page, text)).toHaveCount(1);
+
+  // The reply's first part comes; hold from its second write on, so that part stays on screen.
+  // `Sent` was a moment's note: it goes once something follows your line (issue 37).
+  await live.holding();
+  live.releaseUntil((m) => replyWrite(m) && ++replyWrites === 2);
+  await expect(sentNote).toHaveCount(0);
 
   // The reply grows with a cursor at its end and no time (P-19).
   const growing = chat.log.locator('[data-kind="reply"].partial');
