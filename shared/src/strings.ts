@@ -145,6 +145,8 @@ export const WORDS = Object.freeze({
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
+    /** Under a `Not sent` line Collie refused to hold (`429 held-full`): it keeps no more for this agent now. */
+    heldFull: "Collie is already keeping as many messages as it holds for this durable agent. Your text is back in the box: send it again once the agent is back.",
     /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

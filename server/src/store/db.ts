@@ -7,8 +7,13 @@
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { routePath } from "@colliepwa/durable-sdk/wire";
+import { conversationOf, HOLD_MS } from "./held.ts";
 
-const MIGRATIONS: readonly string[] = [
+/** A migration: SQL, or a function for one that must build values SQLite cannot (paths). */
+type Migration = string | ((db: DatabaseSync) => void);
+
+const MIGRATIONS: readonly Migration[] = [
   // 1: held answers (D-5)
   `CREATE TABLE held_answers (
      request_id TEXT PRIMARY KEY,
@@ -137,6 +142,9 @@ const MIGRATIONS: readonly string[] = [
   // restart between holding and delivering keeps the chat's quiet line, and the held answer's
   // release or expiry takes its draft with it (store/decisions.ts).
   `ALTER TABLE held_answers ADD COLUMN draft TEXT;`,
+  // 9: one store of held writes (issue 33, item 2; issues 35 and 28): held answers, held sends
+  // and a lead's held crew actions become rows of one table, in the order they were held.
+  heldWritesMigration,
 ];
 
 export interface StateDb {
@@ -168,7 +176,9 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
   for (; version < MIGRATIONS.length; version++) {
     db.exec("BEGIN IMMEDIATE");
     try {
-      db.exec(MIGRATIONS[version]!);
+      const step = MIGRATIONS[version]!;
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.prepare("UPDATE schema_version SET version = ?").run(version + 1);
       db.exec("COMMIT");
     } catch (err) {
@@ -182,3 +192,67 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
 
 /** The schema version this Collie writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Migration 9: the held writes' table (store/held.ts), filled from the three tables it replaces,
+ * oldest first: a held answer waits for its ask (`ask_id`) and keeps its decision's draft; a held
+ * send and a lead's held crew action join their target's queue. A row that cannot be read (its
+ * JSON broken) could never have been delivered, and is left out.
+ */
+function heldWritesMigration(db: DatabaseSync): void {
+  db.exec(`CREATE TABLE held_writes (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     target TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     action TEXT NOT NULL,
+     conversation TEXT NOT NULL,
+     path TEXT NOT NULL,
+     body TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     ask_id TEXT,
+     held_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     draft TEXT,
+     UNIQUE (target, request_id)
+   );
+   CREATE INDEX held_writes_queue ON held_writes (target, seq) WHERE ask_id IS NULL;
+   CREATE INDEX held_writes_asks ON held_writes (target, conversation, ask_id) WHERE ask_id IS NOT NULL;
+   CREATE INDEX held_writes_expiry ON held_writes (expires_at);`);
+  type Moved = { heldAt: number; order: number; values: [string, string, string, string, string, string, string | null, string | null] };
+  const moved: Moved[] = [];
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const answers = db.prepare("SELECT request_id, agent, pane_id, ask_id, revision, answer, held_at, draft FROM held_answers ORDER BY held_at, rowid").all() as
+    { request_id: string; agent: string; pane_id: string; ask_id: string; revision: string; answer: string; held_at: number; draft: string | null }[];
+  for (const r of answers) {
+    const answer = parse(r.answer);
+    if (answer === undefined) continue;
+    const body = JSON.stringify({ requestId: r.request_id, revision: r.revision, answer });
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [r.agent, r.request_id, "answer", r.pane_id, routePath("answer", { pane: r.pane_id, ask: r.ask_id }), body, r.ask_id, r.draft] });
+  }
+  const sends = db.prepare("SELECT request_id, agent, pane_id, text, held_at FROM held_sends ORDER BY held_at, rowid").all() as { request_id: string; agent: string; pane_id: string; text: string; held_at: number }[];
+  for (const r of sends) {
+    const body = JSON.stringify({ requestId: r.request_id, text: r.text });
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [r.agent, r.request_id, "send", r.pane_id, routePath("send", { pane: r.pane_id }), body, null, null] });
+  }
+  const crew = db.prepare("SELECT machine, request_id, agent, action, path, body, held_at FROM crew_held ORDER BY held_at, rowid").all() as { machine: string; request_id: string; agent: string; action: string; path: string; body: string; held_at: number }[];
+  for (const r of crew) {
+    const body = parse(r.body);
+    if (typeof body !== "object" || body === null) continue;
+    const conversation = conversationOf(r.path, body as Record<string, unknown>);
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [`${r.agent}@${r.machine}`, r.request_id, r.action, conversation, r.path, r.body, null, null] });
+  }
+  moved.sort((a, b) => a.heldAt - b.heldAt || a.order - b.order);
+  const insert = db.prepare(`INSERT OR IGNORE INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at, draft)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const m of moved) {
+    const [target, requestId, action, conversation, path, body, ask, draft] = m.values;
+    insert.run(target, requestId, action, conversation, path, body, Buffer.byteLength(body), ask, m.heldAt, m.heldAt + HOLD_MS, draft);
+  }
+  db.exec("DROP TABLE held_answers; DROP TABLE held_sends; DROP TABLE crew_held;");
+}

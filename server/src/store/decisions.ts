@@ -5,9 +5,9 @@
  * restart keeps them; at most PER_PANE per conversation and DECISION_MAX_AGE_MS old.
  *
  * An answer Collie holds for an agent that is away (D-5) becomes a decision when it is delivered:
- * its draft waits in the state database on the held answer's own row (`held_answers.draft`), so a
+ * its draft waits in the state database on the held answer's own row (`held_writes.draft`), so a
  * restart before the delivery still leaves the quiet line, and the held answer's release or expiry
- * (store/held-answers.ts) takes the draft with it.
+ * (store/held.ts) takes the draft with it.
  */
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
@@ -58,7 +58,7 @@ export class Decisions {
    * held answer with this request id (just held): without one there is nothing to deliver.
    */
   hold(requestId: string, agent: string, draft: DecisionDraft): void {
-    this.#state.db.prepare("UPDATE held_answers SET draft = ? WHERE request_id = ? AND agent = ?").run(JSON.stringify(draft), requestId, agent);
+    this.#state.db.prepare("UPDATE held_writes SET draft = ? WHERE target = ? AND request_id = ? AND action = 'answer'").run(JSON.stringify(draft), agent, requestId);
   }
 
   /**
@@ -66,17 +66,17 @@ export class Decisions {
    * is used once. A delivery the agent answered as a replay (`replayed`) had been taken before,
    * by a request that may have left the decision already: then no second one is recorded.
    */
-  settle(requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
+  settle(agent: string, requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
     const db = this.#state.db;
-    const row = db.prepare("SELECT agent, draft FROM held_answers WHERE request_id = ? AND draft IS NOT NULL").get(requestId) as
-      | { agent: string; draft: string }
+    const row = db.prepare("SELECT draft FROM held_writes WHERE target = ? AND request_id = ? AND draft IS NOT NULL").get(agent, requestId) as
+      | { draft: string }
       | undefined;
     if (!row) return null;
-    db.prepare("UPDATE held_answers SET draft = NULL WHERE request_id = ?").run(requestId);
+    db.prepare("UPDATE held_writes SET draft = NULL WHERE target = ? AND request_id = ?").run(agent, requestId);
     if (!ok) return null;
     const draft = JSON.parse(row.draft) as DecisionDraft;
-    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(row.agent, draft.paneId, draft.askId)) return null;
-    return { agent: row.agent, decision: this.record(row.agent, draft) };
+    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(agent, draft.paneId, draft.askId)) return null;
+    return { agent, decision: this.record(agent, draft) };
   }
 
   /** A conversation's decisions, oldest first. */

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { act, cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { STRINGS } from "@colliepwa/shared";
+import { WORDS } from "@colliepwa/shared/strings";
 import type { Ask, Item } from "@colliepwa/durable-sdk/wire";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { href } from "../../src/app/router.ts";
@@ -249,6 +250,20 @@ describe("your own line (P-20)", () => {
     expect(composer().value).toBe("Do the thing");
     expect(h.phone.outbox.pending).toHaveLength(0);
     expect(document.querySelector("[data-dots]")).toBeNull();
+  });
+
+  test("Collie holds no more for the agent (429 held-full): `Not sent`, Collie's words under it, the text back in the composer", async () => {
+    const h = await startPhone({
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", SEND, { status: 429, body: { error: "held-full", message: "Collie already holds 100 messages and actions (or 1 MiB) for this conversation until the durable agent is back." } })],
+    });
+    await openChat(h);
+    await type("One more while you are away");
+    await tapSend();
+    await waitFor(() => expect(ownLine()!.getAttribute("data-state")).toBe("not-sent"));
+    expect(within(ownLine()!).getByText(STRINGS.notSent)).toBeTruthy();
+    expect(within(ownLine()!).getByText(WORDS.chat.heldFull)).toBeTruthy();
+    expect(composer().value).toBe("One more while you are away");
+    expect(h.phone.outbox.pending).toHaveLength(0);
   });
 
   test("moved on: `Not sent` too, and the text comes back", async () => {

@@ -1,0 +1,127 @@
+/**
+ * The delivery of held writes (D-5, issue 35): when a target is back, its queue goes out oldest
+ * first, one write at a time, read from the store with a cursor a batch at a time, with a turn of
+ * the event loop between two writes, so a backlog of the bounded size drains in seconds while the
+ * rest of the daemon (health, snapshots, other agents' sends) keeps its latency. Answers that wait
+ * for their ask go when the ask is open, found by the ask, never by reading every held row.
+ *
+ * It knows targets only as keys: how to reach one (`DrainPort`) is the caller's, so the same drain
+ * serves a local agent and a crew member's agents.
+ */
+import type { HeldWrite, HeldWrites } from "../store/held.ts";
+import { AgentUnreachable } from "./client.ts";
+import type { Outcome } from "./gateway.ts";
+
+/** How many queued writes one read of the store brings (the cursor's batch). */
+export const DRAIN_BATCH = 64;
+
+/** What the drain needs of whoever reaches the targets. */
+export interface DrainPort {
+  /** Whether the target takes writes now. */
+  ready(target: string): boolean;
+  /**
+   * Hands one held write to its target: its outcome, or `keep` when it must stay held (an answer
+   * whose ask is not open after all). Throws when the target could not be reached: the write stays
+   * held and the drain of that target stops until it is kicked again.
+   */
+  deliver(write: HeldWrite): Promise<Outcome | "keep">;
+  /** A write was delivered (and released): its outcome goes to the phone and the audit log. */
+  delivered(write: HeldWrite, outcome: Outcome): void;
+  /** A delivery failed in a way that is not the target being away (a bug): logged, the write kept. */
+  log(line: string): void;
+}
+
+/** Waits one turn of the event loop: the requests that came in meanwhile are served first. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class HeldDrain {
+  readonly #store: HeldWrites;
+  readonly #port: DrainPort;
+  readonly #pace: () => Promise<void>;
+  /** Targets whose queue is being delivered now (one pass per target keeps its order). */
+  readonly #passes = new Set<string>();
+  /** Targets whose waiting answers are being delivered now. */
+  readonly #answering = new Set<string>();
+  #stopped = false;
+
+  constructor(store: HeldWrites, port: DrainPort, opts: { pace?: () => Promise<void> } = {}) {
+    this.#store = store;
+    this.#port = port;
+    this.#pace = opts.pace ?? nextTurn;
+  }
+
+  /**
+   * The target may take its queue now (it is back, or something was just held for it): starts a
+   * pass over its queue unless one runs. A pass that runs picks up what is held meanwhile: it
+   * reads on from its cursor until the queue has nothing after it.
+   */
+  kick(target: string): void {
+    if (this.#stopped || this.#passes.has(target)) return;
+    if (this.#store.queued(target) === 0 || !this.#port.ready(target)) return;
+    this.#passes.add(target);
+    void this.#pass(target).finally(() => this.#passes.delete(target));
+  }
+
+  /**
+   * After an events page of the target: a pass if its queue waits, and the answers whose asks the
+   * page showed open. Costs two lookups when nothing waits; else one per open ask, whatever is held.
+   */
+  afterPage(target: string, openAsks: () => Iterable<{ conversation: string; ask: string }>): void {
+    this.kick(target);
+    if (this.#stopped || this.#answering.has(target) || !this.#store.hasWaitingAnswers(target)) return;
+    const due: HeldWrite[] = [];
+    for (const { conversation, ask } of openAsks()) {
+      if (this.#store.waitsFor(target, conversation, ask)) due.push(...this.#store.answersFor(target, conversation, ask));
+    }
+    if (due.length === 0) return;
+    this.#answering.add(target);
+    void this.#answer(due).finally(() => this.#answering.delete(target));
+  }
+
+  /** Nothing is delivered or touched any more (the daemon is closing its database). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  async #pass(target: string): Promise<void> {
+    let cursor = 0;
+    for (;;) {
+      const batch = this.#store.queue(target, cursor, DRAIN_BATCH);
+      if (batch.length === 0) return;
+      for (const write of batch) {
+        if (this.#stopped || !this.#port.ready(target)) return;
+        cursor = write.seq;
+        if (!(await this.#deliver(write))) return;
+        await this.#pace();
+      }
+    }
+  }
+
+  async #answer(due: HeldWrite[]): Promise<void> {
+    for (const write of due) {
+      if (this.#stopped || !this.#port.ready(write.target)) return;
+      if (!(await this.#deliver(write))) return;
+      await this.#pace();
+    }
+  }
+
+  /** One delivery; false when the target could not be reached (keep holding, stop this pass). */
+  async #deliver(write: HeldWrite): Promise<boolean> {
+    let outcome: Outcome | "keep";
+    try {
+      outcome = await this.#port.deliver(write);
+    } catch (err) {
+      if (!(err instanceof AgentUnreachable)) this.#port.log(`held ${write.action} ${write.requestId} for ${write.target}: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
+    // Closing: the target may have taken it; the same request id makes the next start's delivery a replay.
+    if (this.#stopped || outcome === "keep") return !this.#stopped;
+    // The outcome first: an answer's decision draft is on the held row, which the release deletes.
+    try {
+      this.#port.delivered(write, outcome);
+    } finally {
+      this.#store.release(write.target, write.requestId);
+    }
+    return true;
+  }
+}
