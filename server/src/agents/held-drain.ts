@@ -1,9 +1,10 @@
 /**
  * The delivery of held writes (D-5, issue 35): when a target is back, its queue goes out oldest
- * first, one write at a time, read from the store with a cursor a batch at a time, with a turn of
- * the event loop between two writes, so a backlog of the bounded size drains in seconds while the
- * rest of the daemon (health, snapshots, other agents' sends) keeps its latency. Answers that wait
- * for their ask go when the ask is open, found by the ask, never by reading every held row.
+ * first, read from the store with a cursor a batch at a time; a conversation's writes one after
+ * another (the phone's order), a few conversations side by side, with a turn of the event loop
+ * between two writes, so a backlog of the bounded size drains in seconds while the rest of the
+ * daemon (health, snapshots, other agents' sends) keeps its latency. Answers that wait for their
+ * ask go when the ask is open, found by the ask, never by reading every held row.
  *
  * It knows targets only as keys: how to reach one (`DrainPort`) is the caller's, so the same drain
  * serves a local agent and a crew member's agents.
@@ -14,6 +15,11 @@ import type { Outcome } from "./gateway.ts";
 
 /** How many queued writes one read of the store brings (the cursor's batch). */
 export const DRAIN_BATCH = 64;
+/**
+ * How many of a target's conversations have a write in flight at once during a drain: a
+ * conversation's own writes go one after another (its order), different conversations side by side.
+ */
+export const DRAIN_CONVERSATIONS = 4;
 
 /** What the drain needs of whoever reaches the targets. */
 export interface DrainPort {
@@ -59,7 +65,7 @@ export class HeldDrain {
     if (this.#stopped || this.#passes.has(target)) return;
     if (this.#store.queued(target) === 0 || !this.#port.ready(target)) return;
     this.#passes.add(target);
-    void this.#pass(target).finally(() => this.#passes.delete(target));
+    void this.#pass(target).finally(() => this.#passes.delete(target)); // never rejects
   }
 
   /**
@@ -75,7 +81,7 @@ export class HeldDrain {
     }
     if (due.length === 0) return;
     this.#answering.add(target);
-    void this.#answer(due).finally(() => this.#answering.delete(target));
+    void this.#answer(due).finally(() => this.#answering.delete(target)); // never rejects
   }
 
   /** Nothing is delivered or touched any more (the daemon is closing its database). */
@@ -83,17 +89,35 @@ export class HeldDrain {
     this.#stopped = true;
   }
 
+  /**
+   * One pass over the target's queue, in the order of holding: a write starts once the write before
+   * it in its conversation is done, with up to DRAIN_CONVERSATIONS conversations' writes in flight.
+   * A write the target could not take ends the pass before any later one starts, so nothing
+   * overtakes it.
+   */
   async #pass(target: string): Promise<void> {
-    let cursor = 0;
-    for (;;) {
-      const batch = this.#store.queue(target, cursor, DRAIN_BATCH);
-      if (batch.length === 0) return;
-      for (const write of batch) {
-        if (this.#stopped || !this.#port.ready(target)) return;
-        cursor = write.seq;
-        if (!(await this.#deliver(write))) return;
-        await this.#pace();
+    const inFlight = new Map<string, Promise<boolean>>();
+    let failed = false;
+    const going = () => !failed && !this.#stopped && this.#port.ready(target);
+    try {
+      let cursor = 0;
+      for (let batch = this.#store.queue(target, cursor, DRAIN_BATCH); batch.length > 0 && going(); batch = this.#store.queue(target, cursor, DRAIN_BATCH)) {
+        for (const write of batch) {
+          await inFlight.get(write.conversation);
+          while (inFlight.size >= DRAIN_CONVERSATIONS) await Promise.race(inFlight.values());
+          if (!going()) break;
+          cursor = write.seq;
+          const delivery = this.#deliver(write)
+            .then((ok) => ((failed ||= !ok), ok))
+            .finally(() => inFlight.delete(write.conversation));
+          inFlight.set(write.conversation, delivery);
+          await this.#pace();
+        }
       }
+    } catch (err) {
+      this.#port.log(`held writes for ${target}: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      await Promise.all(inFlight.values());
     }
   }
 
@@ -105,7 +129,7 @@ export class HeldDrain {
     }
   }
 
-  /** One delivery; false when the target could not be reached (keep holding, stop this pass). */
+  /** One delivery; false when the target could not be reached (keep holding, stop this pass). Never throws. */
   async #deliver(write: HeldWrite): Promise<boolean> {
     let outcome: Outcome | "keep";
     try {
@@ -115,12 +139,20 @@ export class HeldDrain {
       return false;
     }
     // Closing: the target may have taken it; the same request id makes the next start's delivery a replay.
-    if (this.#stopped || outcome === "keep") return !this.#stopped;
+    if (this.#stopped) return false;
+    if (outcome === "keep") return true;
     // The outcome first: an answer's decision draft is on the held row, which the release deletes.
     try {
       this.#port.delivered(write, outcome);
-    } finally {
+    } catch (err) {
+      this.#port.log(`held ${write.action} ${write.requestId} for ${write.target} was delivered; telling the phone failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    try {
       this.#store.release(write.target, write.requestId);
+    } catch (err) {
+      // Still held: the next pass delivers it again, a replay at the target (its request id).
+      this.#port.log(`held ${write.action} ${write.requestId} for ${write.target} was delivered but stays held: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
     }
     return true;
   }

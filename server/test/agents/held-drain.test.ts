@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import type { StatementSync } from "node:sqlite";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
 import { HeldWrites, type HeldWrite } from "../../src/store/held.ts";
-import { DRAIN_BATCH, HeldDrain, type DrainPort } from "../../src/agents/held-drain.ts";
+import { DRAIN_BATCH, DRAIN_CONVERSATIONS, HeldDrain, type DrainPort } from "../../src/agents/held-drain.ts";
 import { AgentUnreachable } from "../../src/agents/client.ts";
 import type { Outcome } from "../../src/agents/gateway.ts";
 import { heldAnswer, heldSend } from "../helpers/held.ts";
@@ -59,7 +59,7 @@ function port(opts: { ready?: () => boolean; failAt?: number; keep?: (w: HeldWri
 }
 
 describe("held drain", () => {
-  test("a pass delivers the queue oldest first, one write at a time, with a turn of the event loop between two", async () => {
+  test("a pass delivers the queue oldest first, with a turn of the event loop between two writes", async () => {
     const held = new HeldWrites(openStateDb(":memory:"));
     for (let i = 0; i < 10; i++) held.hold(heldSend({ requestId: `s${i}`, paneId: i % 2 ? "p1" : "p2" }));
     const t = port();
@@ -71,6 +71,51 @@ describe("held drain", () => {
     await until(() => held.count() === 0, "the queue delivered");
     assert.deepEqual(t.taken, ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"]);
     assert.equal(t.outcomes.length, 10);
+  });
+
+  test("a conversation's writes go one after another, a few conversations side by side; a failure stops every later write", async () => {
+    const held = new HeldWrites(openStateDb(":memory:"), UNBOUNDED);
+    // Conversations as a phone fills them: some twice in a row.
+    const paneOf = (i: number) => `p${[0, 0, 1, 1, 2, 3, 4, 5][i % 8]}`;
+    for (let i = 0; i < 24; i++) held.hold(heldSend({ requestId: `s${i}`, paneId: paneOf(i) }));
+    const busy = new Map<string, number>();
+    let most = 0;
+    const started: string[] = [];
+    const gate: (() => void)[] = [];
+    const drain = new HeldDrain(held, {
+      ready: () => true,
+      deliver: async (w) => {
+        started.push(w.requestId);
+        busy.set(w.conversation, (busy.get(w.conversation) ?? 0) + 1);
+        assert.equal(busy.get(w.conversation), 1, `two writes of ${w.conversation} at once`);
+        most = Math.max(most, [...busy.values()].reduce((a, b) => a + b, 0));
+        await new Promise<void>((resolve) => gate.push(resolve));
+        busy.set(w.conversation, busy.get(w.conversation)! - 1);
+        if (w.requestId === "s13") throw new AgentUnreachable("gone");
+        return OK;
+      },
+      delivered: () => {},
+      log: (line) => assert.fail(line),
+    });
+    drain.kick("desk");
+    // The deliveries end one at a time, oldest first, each once as many as may be are in flight
+    // (or nothing more starts), until the pass has stopped.
+    for (let idle = 0; idle < 20; ) {
+      await new Promise((r) => setImmediate(r));
+      if (gate.length >= DRAIN_CONVERSATIONS || (gate.length > 0 && idle > 5)) {
+        gate.shift()!();
+        idle = 0;
+      } else idle++;
+    }
+    assert.equal(most, DRAIN_CONVERSATIONS);
+    // Per conversation, in the order held; nothing of p3 after s13 (its write the target did not take) started.
+    for (let c = 0; c < 6; c++) {
+      const mine = started.filter((id) => paneOf(Number(id.slice(1))) === `p${c}`);
+      assert.deepEqual(mine, [...mine].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))), `p${c} in order`);
+    }
+    assert.ok(!started.includes("s21"), "p3's next write did not overtake the one that failed");
+    assert.ok(held.get("desk", "s13"), "the failed write stays held");
+    assert.ok(started.every((id) => Number(id.slice(1)) <= 13 + DRAIN_CONVERSATIONS), `nothing far past the failure started: ${started.join(" ")}`);
   });
 
   test("the queue is read with a cursor: a backlog of N rows is read once, a batch at a time, not once per delivery", async () => {
