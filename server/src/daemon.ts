@@ -50,6 +50,13 @@ export interface DaemonOptions {
   envSocket?: string | null;
   /** The bounds of held writes (store/held.ts `HELD_LIMITS`); other ones for tests and the bench. */
   heldLimits?: HeldLimits;
+  /**
+   * `collie serve --fresh-state`: a state database that is missing, empty or damaged where Collie
+   * kept its state before starts over (without it, Collie refuses to start; store/state-check.ts).
+   */
+  freshState?: boolean;
+  /** The state directory's lock was left by a Collie that did not stop cleanly (a sign it was used). */
+  staleLock?: boolean;
 }
 
 export class Daemon {
@@ -97,7 +104,7 @@ export class Daemon {
 
   static async create(opts: DaemonOptions): Promise<Daemon> {
     const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
-    const state = openStateDb(opts.stateDir);
+    const state = openStateDb(opts.stateDir, { fresh: opts.freshState === true, staleLock: opts.staleLock === true, log });
     const held = new HeldWrites(state, opts.heldLimits);
     const decisions = new Decisions(state);
     const live = new LiveHub();

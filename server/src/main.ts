@@ -2,7 +2,7 @@
 /**
  * `collie`: the daemon and its command line (D-6).
  *
- *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
+ *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME] [--fresh-state]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
  *   collie agents [--state-dir D]
  *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
@@ -61,15 +61,18 @@ async function serve(args: Args): Promise<number> {
   // Before anything touches the state directory: a second Collie on it stops here (D-8).
   const lock = lockStateDir(state);
   process.once("exit", () => lock.release());
+  // A missing, empty or damaged state database where Collie kept its state stops here with what to
+  // do, unless the user starts over on purpose (store/state-check.ts).
+  const stateOpts = { freshState: args.flags.has("fresh-state"), staleLock: lock.tookOverStale };
   let example: ExampleAgent | null = null;
   let daemon: Daemon;
   const envSocket = envSocketPath(process.env);
   if (existsSync(sources)) {
-    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args), envSocket });
+    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args), envSocket, ...stateOpts });
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);
   } else {
     example = await startExampleAgent(state);
-    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args), envSocket });
+    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args), envSocket, ...stateOpts });
     console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
     console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
   }

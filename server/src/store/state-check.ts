@@ -7,7 +7,7 @@
  * to do: restore it, or start fresh on purpose with `collie serve --fresh-state`. A damaged file is
  * never overwritten: a fresh start moves it aside first.
  */
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The database's file in the state directory. */
@@ -29,8 +29,10 @@ export class StateDbRefused extends Error {
 
 /**
  * What in the state directory shows that a Collie used it before: its marker, the audit log, crew
- * credentials, the bundled example agent's files, the database's own WAL files, a lock left by a
- * Collie that did not stop cleanly (`staleLock`, found by cli/state-lock.ts).
+ * credentials, the database's own WAL files, a lock left by a Collie that did not stop cleanly
+ * (`staleLock`, found by cli/state-lock.ts). Not the bundled example agent's files: `collie serve`
+ * starts that agent before it opens the database, on the very first start too. `collie crew join`
+ * on a directory never used makes its database first (cli/crew-join.ts), so its credential is a trace.
  */
 export function usedBefore(dir: string, opts: { staleLock?: boolean } = {}): string[] {
   let names: Set<string>;
@@ -40,7 +42,7 @@ export function usedBefore(dir: string, opts: { staleLock?: boolean } = {}): str
     return [];
   }
   const found = [STATE_MARKER, "audit.log", "audit.log.1", `${DB_FILE}-wal`, `${DB_FILE}-shm`].filter((n) => names.has(n));
-  for (const d of ["crew", "example"]) if (names.has(d)) found.push(`${d}/`);
+  if (names.has("crew")) found.push("crew/ (crew credentials)");
   if (opts.staleLock) found.push("collie.lock (left by a Collie that did not stop cleanly)");
   return found;
 }
@@ -75,9 +77,11 @@ export function isDamage(err: unknown): boolean {
   return typeof code === "number" && ((code & 0xff) === 11 || (code & 0xff) === 26);
 }
 
-/** Moves a damaged database (and its WAL files) aside, never deleting it; returns where it went. */
+/** Moves a damaged database (and its WAL files) aside, never deleting one that holds a byte; returns where it went. */
 export function moveAside(path: string, now: Date = new Date()): string {
   const aside = `${path}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
+  // An empty file holds nothing to keep.
+  if (existsSync(path) && statSync(path).size === 0) unlinkSync(path);
   for (const suffix of ["", "-wal", "-shm"]) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${aside}${suffix}`);
   return aside;
 }
