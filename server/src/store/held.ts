@@ -169,11 +169,13 @@ export class HeldWrites {
     if (over(c, this.limits.conversation)) return { held: false, full: "conversation", bound: this.limits.conversation };
     if (over(t, this.limits.target)) return { held: false, full: "target", bound: this.limits.target };
     if (over(this.#all, this.limits.all)) return { held: false, full: "all", bound: this.limits.all };
-    const row = this.#sql(`INSERT INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
-      .get(w.target, w.requestId, w.action, w.conversation, w.path, body, bytes, w.ask, w.heldAt, w.expiresAt ?? w.heldAt + HOLD_MS) as { seq: number };
+    // run(), not RETURNING with get(): node:sqlite's get() steps once and resets the statement, and an
+    // error of the commit that the reset runs (a full disk met writing the WAL) is lost there.
+    const { lastInsertRowid } = this.#sql(`INSERT INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(w.target, w.requestId, w.action, w.conversation, w.path, body, bytes, w.ask, w.heldAt, w.expiresAt ?? w.heldAt + HOLD_MS);
     this.#count(w.target, w.conversation, w.ask, bytes, 1);
-    return { held: true, seq: row.seq, again: false };
+    return { held: true, seq: Number(lastInsertRowid), again: false };
   }
 
   /** The write held for this target under this request id, if any. */
@@ -184,10 +186,12 @@ export class HeldWrites {
 
   /** Drops a held write (delivered, or taken by the agent on a retry); true when there was one. */
   release(target: string, requestId: string): boolean {
-    const r = this.#sql("DELETE FROM held_writes WHERE target = ? AND request_id = ? RETURNING conversation, ask_id, bytes").get(target, requestId) as
+    const r = this.#sql("SELECT conversation, ask_id, bytes FROM held_writes WHERE target = ? AND request_id = ?").get(target, requestId) as
       | { conversation: string; ask_id: string | null; bytes: number }
       | undefined;
     if (!r) return false;
+    // run() surfaces an error of the commit (see hold); the tallies move only once the row is gone.
+    if (Number(this.#sql("DELETE FROM held_writes WHERE target = ? AND request_id = ?").run(target, requestId).changes) === 0) return false;
     this.#count(target, r.conversation, r.ask_id, r.bytes, -1);
     return true;
   }
