@@ -12,9 +12,8 @@ import { AgentGateway } from "./agents/gateway.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig, SourcesError, withEnvSocket, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
 import { Crew } from "./crew/crew.ts";
-import { HeldCrewActions } from "./crew/held.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
-import { HeldAnswers } from "./store/held-answers.ts";
+import { HeldWrites, type HeldLimits } from "./store/held.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
@@ -69,13 +68,23 @@ export interface DaemonOptions {
    * name that socket already. Null or absent: none.
    */
   envSocket?: string | null;
+  /** The bounds of held writes (store/held.ts `HELD_LIMITS`); other ones for tests and the bench. */
+  heldLimits?: HeldLimits;
+  /**
+   * `collie serve --fresh-state`: a state database that is missing, empty or damaged where Collie
+   * kept its state before starts over (without it, Collie refuses to start; store/state-check.ts).
+   */
+  freshState?: boolean;
+  /** The state directory's lock was left by a Collie that did not stop cleanly (a sign it was used). */
+  staleLock?: boolean;
 }
 
 export class Daemon {
   readonly app: FastifyInstance;
   readonly agents: AgentManager;
   readonly live: LiveHub;
-  readonly held: HeldAnswers;
+  /** Every write held for an agent or crew member that cannot take it now (D-5, C-1). */
+  readonly held: HeldWrites;
   readonly gateway: AgentGateway;
   /** The crew members whose agents this Collie shows as their lead (C-1). */
   readonly crew: Crew;
@@ -90,6 +99,10 @@ export class Daemon {
   #watcher: FSWatcher | null = null;
   #reloadTimer: NodeJS.Timeout | null = null;
   #expireTimer: NodeJS.Timeout | null = null;
+  /** The state database (D-8), for the operator's checks and tests. */
+  get state(): StateDb {
+    return this.#state;
+  }
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
   /** The first read of the sources happened. */
@@ -99,7 +112,7 @@ export class Daemon {
   /** The fallback is in force: no sources.json has existed since the start (D-7). */
   fallbackInForce = false;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldWrites; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
     this.crew = parts.crew;
     this.devices = parts.devices;
@@ -115,8 +128,8 @@ export class Daemon {
 
   static async create(opts: DaemonOptions): Promise<Daemon> {
     const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
-    const state = openStateDb(opts.stateDir);
-    const held = new HeldAnswers(state);
+    const state = openStateDb(opts.stateDir, { fresh: opts.freshState === true, staleLock: opts.staleLock === true, log });
+    const held = new HeldWrites(state, opts.heldLimits);
     const decisions = new Decisions(state);
     const live = new LiveHub();
     let gateway!: AgentGateway;
@@ -196,12 +209,11 @@ export class Daemon {
         action: delivery.action, agent, pane: delivery.pane, requestId, device: HELD_BY_COLLIE, status: outcome.status,
         outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
       });
-      const settled = decisions.settle(requestId, outcome.status === 200, outcome.body.replayed === true);
+      const settled = decisions.settle(agent, requestId, outcome.status === 200, outcome.body.replayed === true);
       if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
-    }, redact ? { mask } : {});
+    }, { log, ...(redact ? { mask } : {}) });
     // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
     // and ask (U-3); the push service masks them again (R-1).
-    const crewHeld = new HeldCrewActions(state);
     const crew = new Crew({
       publish: (m) => live.publish(m),
       ask: (agent, machine, paneId, paneTitle, ask) => {
@@ -223,7 +235,7 @@ export class Daemon {
         audit.write({ action, agent, requestId, device: HELD_BY_COLLIE, status: outcome.status, outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered" });
       },
       log,
-    }, crewHeld, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
+    }, held, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
@@ -237,13 +249,10 @@ export class Daemon {
         sources: () => daemon.sourcesReport(),
       });
     }
-    // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
+    // A write held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
       for (const dropped of held.expire(Date.now())) {
-        audit.write({ action: dropped.action, agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
-      }
-      for (const dropped of crewHeld.expire(Date.now())) {
-        audit.write({ action: dropped.action, agent: `${dropped.agent}@${dropped.machine}`, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+        audit.write({ action: dropped.action, agent: dropped.target, ...(dropped.conversation ? { pane: dropped.conversation } : {}), requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
       }
     };
     expire();
@@ -344,6 +353,7 @@ export class Daemon {
     }
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
+    this.gateway.stop();
     await Promise.all([this.agents.stopAll(), this.crew.stopAll()]);
     // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
     // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.

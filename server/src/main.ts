@@ -2,7 +2,7 @@
 /**
  * `collie`: the daemon and its command line (D-6).
  *
- *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
+ *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME] [--fresh-state]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
  *   collie agents [--state-dir D]
  *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
@@ -62,6 +62,9 @@ async function serve(args: Args): Promise<number> {
   // Before anything touches the state directory: a second Collie on it stops here (D-8).
   const lock = lockStateDir(state);
   process.once("exit", () => lock.release());
+  // A missing, empty or damaged state database where Collie kept its state stops here with what to
+  // do, unless the user starts over on purpose (store/state-check.ts).
+  const stateOpts = { freshState: args.flags.has("fresh-state"), staleLock: lock.tookOverStale };
   const envSocket = envSocketPath(process.env);
   // The bundled example (D-7) runs while the sources in force name its socket: with no
   // sources.json yet (the fallback), or once the first file kept it (docs/sources.md). The file's
@@ -69,7 +72,7 @@ async function serve(args: Args): Promise<number> {
   const example = new ExampleAgent(state);
   const daemon = await Daemon.create({
     sources: { path: sources, fallback: [example.source], applied: (durable) => example.keep(durable.some((s) => s.key === example.source.key)) },
-    stateDir: state, extraHosts: extraHosts(args), envSocket,
+    stateDir: state, extraHosts: extraHosts(args), envSocket, ...stateOpts,
   });
   if (!daemon.fallbackInForce) {
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);

@@ -191,6 +191,8 @@ export const WORDS = Object.freeze({
     copied: "Copied",
     /** The browser did not let the page copy: the code is selected for the phone's own Copy. */
     copyFailed: "Selected: copy it from the menu",
+    /** Under a `Not sent` line Collie refused to hold (`429 held-full`): it keeps no more for this agent now. */
+    heldFull: "Collie is already keeping as many messages as it holds for this durable agent. Your text is back in the box: send it again once the agent is back.",
     /** A quiet line for an answer Collie holds: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { CREW_JOIN_PATH, CREW_PROTOCOL_VERSION } from "../crew/protocol.ts";
 import { parseConfig, tokenProblem } from "../sources/sources.ts";
 import { upsertEntry } from "./attach.ts";
+import { openStateDb } from "../store/db.ts";
+import { DB_FILE, dbFileState, usedBefore } from "../store/state-check.ts";
 import { UsageError } from "./args.ts";
 
 export interface JoinInput {
@@ -67,6 +69,9 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   if (typeof body.token !== "string") throw new Error("the member's answer carried no credential");
   const tokenWrong = tokenProblem(body.token);
   if (tokenWrong) throw new Error(`the member's credential ${tokenWrong}; nothing was written`);
+  // A state directory never used gets its database first: the credential written below is a sign
+  // of a used directory, so a database missing beside it later is refused, not started over.
+  if (dbFileState(join(input.stateDir, DB_FILE)) === "missing" && usedBefore(input.stateDir).length === 0) openStateDb(input.stateDir).close();
   const dir = join(input.stateDir, "crew");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);

@@ -19,7 +19,7 @@ const STATE_DIR = ["--state-dir D", "the running Collie's state directory (defau
 export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "serve",
-    synopsis: "[--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME]",
+    synopsis: "[--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME] [--fresh-state]",
     summary: "Runs the Collie daemon and serves the phone app (the default command). Without a sources.json it runs the bundled example agent. An agent on COLLIE_DURABLE_SOCKET is shown too when sources.json does not name that socket.",
     flags: [
       ["--sources F", "the agents to connect to (default ~/.config/collie/sources.json, or COLLIE_SOURCES; docs/sources.md)"],
@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandHelp[] = [
       ["--host H", "the address to listen on (default 127.0.0.1; anything else only behind a front door with TLS, docs/deployment.md)"],
       ["--state-dir D", "where Collie keeps its state: database, admin socket, audit log (default ~/.local/state/collie, or COLLIE_STATE_DIR)"],
       ["--allow-host NAME", "a host name a front door reaches Collie by (more: COLLIE_ALLOWED_HOSTS=a,b; docs/deployment.md)"],
+      ["--fresh-state", "start over on purpose when the state database (collie.db) is missing, empty or damaged in a state directory used before: paired phones, held messages and push subscriptions are lost, a damaged file is kept beside it. Without it Collie refuses to start and says what to do"],
     ],
   },
   {

@@ -12,7 +12,8 @@ import { AgentUnreachable } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
 import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
 import type { CrewSource } from "../sources/sources.ts";
-import type { HeldCrewActions } from "./held.ts";
+import { conversationOf, holdWrite, type HeldWrite, type HeldWrites } from "../store/held.ts";
+import { HeldDrain } from "../agents/held-drain.ts";
 import { CrewMember } from "./member.ts";
 import { phoneNameHeader } from "./phone-name.ts";
 import { apiError } from "../errors.ts";
@@ -33,19 +34,31 @@ export interface CrewEvents {
 export class Crew {
   readonly #members = new Map<string, CrewMember>();
   readonly #events: CrewEvents;
-  readonly #held: HeldCrewActions;
+  readonly #held: HeldWrites;
+  /** Delivers the actions held for members, by crew key, oldest first (agents/held-drain.ts). */
+  readonly #drain: HeldDrain;
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
-  readonly #delivering = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Set by stopAll: nothing touches the state database after the daemon closed it. */
   #stopped = false;
 
-  constructor(events: CrewEvents, held: HeldCrewActions, opts: { retryDelaysMs?: readonly number[]; now?: () => number } = {}) {
+  constructor(events: CrewEvents, held: HeldWrites, opts: { retryDelaysMs?: readonly number[]; now?: () => number } = {}) {
     this.#events = events;
     this.#held = held;
     this.#now = opts.now ?? Date.now;
     this.#retryDelaysMs = opts.retryDelaysMs;
+    this.#drain = new HeldDrain(held, {
+      ready: (key) => this.owner(key)?.member.state === "ready",
+      deliver: (write) => this.#deliver(write),
+      delivered: (write, outcome) => {
+        this.#events.delivered(write.target, write.action, write.requestId, outcome);
+        // A member that held the answer for its own agent says how it ended in its own
+        // held-outcome, which reaches the phone through its live stream.
+        if (outcome.status !== 202) this.#events.publish({ type: "held-outcome", agent: write.target, requestId: write.requestId, status: outcome.status, body: outcome.body });
+      },
+      log: (line) => this.#events.log(line),
+    });
   }
 
   /** Makes the members match sources.json: new ones connect, gone ones go, changed ones reconnect. */
@@ -121,14 +134,19 @@ export class Crew {
     if (member.state === "version-mismatch") {
       return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
+    const conversation = conversationOf(path, body);
     const hold = (): Outcome => {
-      this.#held.hold({ machine: member.name, requestId: body.requestId, agent, action, path, body, heldAt: this.#now() });
-      member.retryNow();
-      return { status: 202, body: { held: true } };
+      const outcome = holdWrite(this.#held, { target: key, requestId: body.requestId, action, conversation, path, body, ask: null, heldAt: this.#now() }, (line) => this.#events.log(line));
+      if (outcome.status === 202) {
+        member.retryNow();
+        this.#drain.kick(key);
+      }
+      return outcome;
     };
     // An action held earlier with this request id (a phone retry) stays one hold, delivered once.
-    if (this.#held.forMachine(member.name).some((h) => h.requestId === body.requestId)) return { status: 202, body: { held: true } };
-    if (member.state !== "ready") return hold();
+    if (this.#held.get(key, body.requestId)) return { status: 202, body: { held: true } };
+    // While the conversation has actions held, a new one joins the back of its queue (issue 35).
+    if (member.state !== "ready" || this.#held.queued(key, conversation) > 0) return hold();
     try {
       // The phone's name goes along, so what the member records names the phone (issue #37).
       const r = await member.post(path, body, ACTION_TIMEOUT_MS, phoneNameHeader(phone));
@@ -147,32 +165,20 @@ export class Crew {
     }
   }
 
-  /** Delivers the member's held actions, oldest first, once each (after its snapshot is in). */
+  /** Delivers the member's held actions, each agent's oldest first, once each (after its snapshot is in). */
   #deliverHeld(member: CrewMember): void {
     if (this.#stopped) return;
-    void (async () => {
-      for (const h of this.#held.forMachine(member.name)) {
-        if (this.#stopped) return;
-        const id = `${member.name}\n${h.requestId}`;
-        if (this.#delivering.has(id)) continue;
-        this.#delivering.add(id);
-        try {
-          const r = await member.post(h.path, h.body, ACTION_TIMEOUT_MS);
-          // Closing: the member may have taken it; the same request id makes the next delivery a replay.
-          if (this.#stopped) return;
-          this.#held.release(member.name, h.requestId);
-          const outcome = memberOutcome(r.status, r.body);
-          this.#events.delivered(member.key(h.agent), h.action, h.requestId, outcome);
-          // A member that held the answer for its own agent says how it ended in its own
-          // held-outcome, which reaches the phone through its live stream.
-          if (outcome.status !== 202) this.#events.publish({ type: "held-outcome", agent: member.key(h.agent), requestId: h.requestId, status: outcome.status, body: outcome.body });
-        } catch {
-          return; // unreachable again: keep holding; the next connect retries
-        } finally {
-          this.#delivering.delete(id);
-        }
-      }
-    })();
+    for (const key of this.#held.targets()) {
+      if (this.owner(key)?.member === member) this.#drain.kick(key);
+    }
+  }
+
+  /** Hands one held action to its member (a member that cannot be reached throws: it stays held). */
+  async #deliver(write: HeldWrite): Promise<Outcome> {
+    const own = this.owner(write.target);
+    if (!own || own.member.state !== "ready") throw new AgentUnreachable("the crew member is not connected");
+    const r = await own.member.post(write.path, write.body, ACTION_TIMEOUT_MS);
+    return memberOutcome(r.status, r.body);
   }
 
   /** Why a member takes no request now, or null when it does. */
@@ -184,6 +190,7 @@ export class Crew {
 
   async stopAll(): Promise<void> {
     this.#stopped = true;
+    this.#drain.stop();
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     const all = [...this.#members.values()];
@@ -207,3 +214,4 @@ function memberOutcome(status: number, body: unknown): Outcome {
   if (status === 202 && (body as { held?: unknown } | null)?.held === true) return { status, body: { held: true } };
   return asOutcome(status, body);
 }
+

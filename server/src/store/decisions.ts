@@ -7,8 +7,8 @@
  * An answer Collie holds for an agent that is away (D-5) is the record the card cannot give while
  * its ask is not open on the phone: the chat shows it (`Allowed: refund · Pixel · 14:05`, waiting
  * in Collie) until it is delivered (issue #34). Its draft waits in the state database on the held
- * answer's own row (`held_answers.draft`), so a restart keeps it, and becomes a decision when the
- * agent takes it; the held answer's release or expiry (store/held-answers.ts) takes it along.
+ * answer's own row (`held_writes.draft`), so a restart keeps it, and becomes a decision when the
+ * agent takes it; the held answer's release or expiry (store/held.ts) takes it along.
  */
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
@@ -60,7 +60,9 @@ export class Decisions {
    * null comes back. Returns the held decision the phones are told of.
    */
   hold(requestId: string, agent: string, draft: DecisionDraft): Decision | null {
-    const { changes } = this.#state.db.prepare("UPDATE held_answers SET draft = ? WHERE request_id = ? AND agent = ?").run(JSON.stringify(draft), requestId, agent);
+    const { changes } = this.#state.db
+      .prepare("UPDATE held_writes SET draft = ? WHERE target = ? AND request_id = ? AND action = 'answer'")
+      .run(JSON.stringify(draft), agent, requestId);
     if (Number(changes) === 0) return null;
     return this.heldForPane(agent, draft.paneId).find((d) => d.requestId === requestId) ?? null;
   }
@@ -68,14 +70,14 @@ export class Decisions {
   /** The answers Collie holds for one conversation, with their drafts, oldest first (`held: true`). */
   heldForPane(agent: string, paneId: string): Decision[] {
     const rows = this.#state.db
-      .prepare("SELECT request_id, answer, draft, held_at FROM held_answers WHERE agent = ? AND pane_id = ? AND draft IS NOT NULL ORDER BY held_at")
-      .all(agent, paneId) as { request_id: string; answer: string; draft: string; held_at: number }[];
+      .prepare("SELECT request_id, body, draft, held_at FROM held_writes WHERE target = ? AND conversation = ? AND action = 'answer' AND draft IS NOT NULL ORDER BY seq")
+      .all(agent, paneId) as { request_id: string; body: string; draft: string; held_at: number }[];
     return rows.map((r) => ({
       ...(JSON.parse(r.draft) as DecisionDraft),
       at: new Date(r.held_at).toISOString(),
       held: true as const,
       requestId: r.request_id,
-      answer: JSON.parse(r.answer) as Answer,
+      answer: (JSON.parse(r.body) as { answer: Answer }).answer,
     }));
   }
 
@@ -84,17 +86,17 @@ export class Decisions {
    * is used once. A delivery the agent answered as a replay (`replayed`) had been taken before,
    * by a request that may have left the decision already: then no second one is recorded.
    */
-  settle(requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
+  settle(agent: string, requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
     const db = this.#state.db;
-    const row = db.prepare("SELECT agent, draft FROM held_answers WHERE request_id = ? AND draft IS NOT NULL").get(requestId) as
-      | { agent: string; draft: string }
+    const row = db.prepare("SELECT draft FROM held_writes WHERE target = ? AND request_id = ? AND draft IS NOT NULL").get(agent, requestId) as
+      | { draft: string }
       | undefined;
     if (!row) return null;
-    db.prepare("UPDATE held_answers SET draft = NULL WHERE request_id = ?").run(requestId);
+    db.prepare("UPDATE held_writes SET draft = NULL WHERE target = ? AND request_id = ?").run(agent, requestId);
     if (!ok) return null;
     const draft = JSON.parse(row.draft) as DecisionDraft;
-    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(row.agent, draft.paneId, draft.askId)) return null;
-    return { agent: row.agent, decision: this.record(row.agent, draft) };
+    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(agent, draft.paneId, draft.askId)) return null;
+    return { agent, decision: this.record(agent, draft) };
   }
 
   /** A conversation's decisions the agent took, oldest first. */

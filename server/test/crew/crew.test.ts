@@ -181,5 +181,27 @@ describe("a member the lead has never reached (C-1)", () => {
     assert.deepEqual([r.status, r.body], [202, { held: true }]);
     await lead.close();
   });
+
+  test("what a lead holds for a member is bounded like everything held: past a bound, 429 held-full and nothing kept", async () => {
+    const dir = tempDir();
+    const sources = join(dir, "sources.json");
+    writeSources(sources, { crew: [{ name: "attic", url: "http://127.0.0.1:9", token: "crew-credential-0123456789" }] });
+    const limits = { conversation: { count: 2, bytes: 64 * 1024 }, target: { count: 3, bytes: 64 * 1024 }, all: { count: 4, bytes: 64 * 1024 } };
+    const lead = await TestDaemon.start({ sources: { path: sources }, stateDir: join(dir, "lead"), heldLimits: limits });
+    await lead.waitAgent("attic@attic", (a) => a.state === "unreachable", "unreachable");
+    const post = (key: string, path: string, body: Record<string, unknown> = { text: "later" }) => lead.post(`/api/agents/${key}${path}`, { requestId: requestId(), ...body });
+    assert.equal((await post("till@attic", "/panes/p/send")).status, 202);
+    assert.equal((await post("till@attic", "/panes/p/stop", { turnId: "t1" })).status, 202, "every action is held on a lead");
+    const full = await post("till@attic", "/panes/p/send");
+    assert.deepEqual([full.status, full.body.error], [429, "held-full"]);
+    assert.match(String(full.body.message), /for this conversation/);
+    assert.equal((await post("till@attic", "/rename", { target: { kind: "pane", id: "q" }, title: "T" })).status, 202);
+    assert.match(String((await post("till@attic", "/panes/r/send")).body.message), /for this durable agent/);
+    // Crew keys of agents the member may not even have still count against Collie's whole bound.
+    assert.equal((await post("ghost@attic", "/panes/p/send")).status, 202);
+    assert.match(String((await post("ghost2@attic", "/panes/p/send")).body.message), /for all durable agents together/);
+    assert.equal(lead.daemon.held.count(), 4);
+    await lead.close();
+  });
 });
 

@@ -299,6 +299,20 @@ describe("your own line (P-20)", () => {
     expect(document.querySelector("[data-dots]")).toBeNull();
   });
 
+  test("Collie holds no more for the agent (429 held-full): `Not sent`, Collie's words under it, the text back in the composer", async () => {
+    const h = await startPhone({
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", SEND, { status: 429, body: { error: "held-full", message: "Collie already holds 100 messages and actions (or 1 MiB) for this conversation until the durable agent is back." } })],
+    });
+    await openChat(h);
+    await type("One more while you are away");
+    await tapSend();
+    await waitFor(() => expect(ownLine()!.getAttribute("data-state")).toBe("not-sent"));
+    expect(within(ownLine()!).getByText(STRINGS.notSent)).toBeTruthy();
+    expect(within(ownLine()!).getByText(WORDS.chat.heldFull)).toBeTruthy();
+    expect(composer().value).toBe("One more while you are away");
+    expect(h.phone.outbox.pending).toHaveLength(0);
+  });
+
   test("moved on: `Not sent` too, and the text comes back", async () => {
     const h = await startPhone({
       routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", SEND, { status: 409, body: { error: "moved-on", message: "x" } })],

@@ -2,7 +2,8 @@
  * Your own line before the agent's copy replaces it (P-20): a small clock while sending or sent;
  * `Sending, not confirmed` as a button that sends it again with the same request id; `May have been
  * applied already. Check the chat.` when the agent had seen its request id (no retry); `Not sent`
- * when it was refused or the conversation moved on (its text went back into the composer); a note
+ * when it was refused or the conversation moved on (its text went back into the composer), with
+ * Collie's words when it would hold no more for an agent that is away; a note
  * while Collie holds it for an agent that cannot be reached (it is delivered once the agent is back).
  */
 import { STRINGS } from "@colliepwa/shared";
@@ -28,6 +29,7 @@ export function OwnLineView({ line, onRetry }: { line: OwnLine; onRetry: (reques
         )}
         {line.state === "maybe-applied" && <span className="own-maybe-applied">{STRINGS.mayHaveBeenApplied}</span>}
         {line.state === "not-sent" && <span className="own-not-sent">{STRINGS.notSent}</span>}
+        {line.heldFull && <span className="own-held-full">{CHAT_WORDS.heldFull}</span>}
       </div>
     </div>
   );

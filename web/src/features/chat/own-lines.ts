@@ -11,7 +11,8 @@
  *   with the same request id.
  * - `receipt-dropped` → `May have been applied already. Check the chat.`, no retry: the agent saw
  *   this request id before (P-15's words for an answer; the same id again could only be dropped).
- * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer.
+ * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer. Collie's own
+ *   refusal to hold more for an agent that is away (`429 held-full`) says so under it.
  * - the agent's `user` item with our request id replaces the line; for an agent that does not echo
  *   the id, a `user` item with the same text within 30 s of sending does.
  * - a line the agent never writes back is hidden 10 minutes after it was sent.
@@ -49,6 +50,8 @@ export interface OwnLine {
   text: string;
   createdAt: number;
   state: OwnLineState;
+  /** A `Not sent` line Collie would not hold: it keeps no more for the agent now (issue 28). */
+  heldFull?: true;
 }
 
 export interface OwnLinesInput {
@@ -155,7 +158,9 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
     }
     // A `Not sent` line gave its text back to the composer; a newer send supersedes it.
     if (state === "not-sent" && s !== newest) continue;
-    lines.push({ requestId: s.requestId, text: s.text, createdAt: s.createdAt, state });
+    const line: OwnLine = { requestId: s.requestId, text: s.text, createdAt: s.createdAt, state };
+    if (state === "not-sent" && s.result?.kind === "reply" && s.result.reply.body.error === "held-full") line.heldFull = true;
+    lines.push(line);
   }
 
   const last = lines.at(-1);
