@@ -77,7 +77,7 @@ test("a running pi on the phone: its session, a message from the phone, the bash
     const row = page.locator('[data-agent="pi"]');
     await expect(row).toContainText("pi-durable, local", { timeout: PI_START });
     await shot("pi-cli-dashboard");
-    await row.getByRole("link").first().click();
+    await page.getByRole("link", { name: /^pi Experimental/ }).click();
     const open = page.getByRole("list", { name: "Open conversations" });
     await expect(open.getByRole("link", { name: /widget/ })).toBeVisible({ timeout: PI_START });
     await open.getByRole("link", { name: /widget/ }).click();

@@ -216,6 +216,8 @@ class DeskLink {
     this.session = session;
     const paneId = wireId(session.id);
     const peer = await this.#peer;
+    // The pi may have gone while its caller was looked up: no conversation for a link that ended.
+    if (this.#ended) return;
     // A process inside another linked pi (its tool, its shell) may not show itself as a pi.
     for (const other of this.#ctx.links) {
       if (other === this || other.pid === null || peer === null) continue;

@@ -242,9 +242,22 @@ class CollieLink implements PiSurface {
     return this.#asked.all || this.#asked.names.has(toolName);
   }
 
-  /** Pi's `tool_call`: a risky call waits here for the first answer; anything but Allow blocks it. */
+  /**
+   * Pi's `tool_call`: a risky call waits here for the first answer; anything but Allow blocks it.
+   * While it waits, it keeps `pi` alive: the link is left out of Node's count of work (it must not
+   * hold a `pi` that is done), so `pi -p` would otherwise exit in the middle of a card.
+   */
   async gate(event: ToolCallEvent, ctx: ExtensionContext): Promise<ToolCallEventResult | undefined> {
     if (this.#closed || !this.#isAsked(event.toolName) || this.#always.has(event.toolName)) return undefined;
+    const alive = setInterval(() => {}, 1 << 30);
+    try {
+      return await this.#gate(event, ctx);
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  async #gate(event: ToolCallEvent, ctx: ExtensionContext): Promise<ToolCallEventResult | undefined> {
     // A call as pi starts (`pi -p …`) waits for the first try to reach Collie, so a running Collie is asked.
     await this.#firstTry;
     // Collie away: exactly as without the extension (said once when it went).

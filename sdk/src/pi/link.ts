@@ -63,7 +63,12 @@ const version = int({ min: 1, max: 1_000_000 });
 
 /** Any JSON value (the call's arguments), within a size. */
 const jsonValue: Checker<unknown> = (v, path) => {
-  const json = JSON.stringify(v);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(v);
+  } catch {
+    return shapeFail(path, "must be JSON of a sane depth"); // a nesting past the stack
+  }
   if (json === undefined) return shapeFail(path, "must be JSON");
   if (Buffer.byteLength(json) > ARGS_JSON_BYTES) return shapeFail(path, `must be at most ${ARGS_JSON_BYTES} bytes of JSON`);
   return JSON.parse(json) as unknown;

@@ -13,6 +13,7 @@
 import type { Agent, AgentEvent, AgentMessage, BeforeToolCallContext, BeforeToolCallResult } from "@mariozechner/pi-agent-core";
 import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { Refusal } from "../core/hooks.ts";
+import { randomId } from "../core/ids.ts";
 import type { Pane, Tab } from "../core/layout.ts";
 import type { DecidedBy } from "../wire/types.ts";
 import { askForCall, DEFAULT_CARD_TIMEOUT_MS, refusalText, type PiCardWords, type PiToolCall } from "./asks.ts";
@@ -269,7 +270,7 @@ class PiWiring {
 
   #failed(err: unknown): void {
     if (this.#pane.closed) return;
-    this.#surface.item({ id: `n-${Date.now().toString(36)}`, kind: "notice", text: err instanceof Error ? err.message : String(err) });
+    this.#surface.item({ id: randomId("n-"), kind: "notice", text: err instanceof Error ? err.message : String(err) });
     if (!this.#agent.state.isStreaming) this.#surface.idle();
   }
 

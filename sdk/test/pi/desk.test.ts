@@ -15,7 +15,7 @@ import { LINK_LINE_BYTES, parseDeskLine, parsePiLine } from "../../src/pi/link.t
 import { connectPhone, type FakePhone } from "../../src/testing/index.ts";
 import type { PermissionAsk } from "../../src/wire/types.ts";
 import { loadWireFixtures } from "../fixtures/load.ts";
-import { NODE_FLAGS } from "../helpers/child-agent.ts";
+import { AGENTS_DIR, NODE_FLAGS } from "../helpers/child-agent.ts";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
 const FIXTURES = new URL("../fixtures/pi-link/", import.meta.url).pathname;
@@ -186,6 +186,18 @@ describe("the Pi desk", () => {
     assert.equal(send.status, 404, "a conversation that ended takes no send");
   });
 
+  it("leaves no conversation for a pi gone while its hello was read (no stale row)", async () => {
+    const { phone, raw, desk } = await open();
+    const ghost = raw();
+    ghost.hello("ghost");
+    ghost.socket.end(); // gone before the desk looked up who called
+    const later = raw();
+    later.hello("alive");
+    await later.next("welcome");
+    await until(() => (desk.linked.has("alive") ? true : undefined), "the live one linked");
+    assert.deepEqual((await phone.layout()).panes.map((p) => p.id), ["alive"]);
+  });
+
   it("drops a malformed line from a pi, ends the link on a line past the limit, and goes on serving others", async () => {
     const { phone, raw } = await open();
     const pi = raw();
@@ -197,6 +209,7 @@ describe("the Pi desk", () => {
     pi.write(`${"[".repeat(50_000)}${"]".repeat(50_000)}`);
     pi.write({ type: "item", item: null });
     pi.write({ type: "ask", toolCallId: "c", toolName: "bash", args: { huge: "x".repeat(70 * 1024) } });
+    pi.write(`{"type":"ask","toolCallId":"deep","toolName":"bash","args":${"[".repeat(200_000)}${"]".repeat(200_000)}}`);
     // A flood of valid lines is taken in order.
     for (let i = 0; i < 2000; i++) pi.write({ type: "item", item: { id: `n-${i % 5}`, kind: "notice", text: `line ${i}` } });
     pi.write({ type: "item", item: { id: "ok-1", kind: "notice", text: "still here" } });
@@ -246,15 +259,22 @@ describe("the Pi desk", () => {
     assert.match(out, /"refused".*started by another pi/);
   });
 
-  it("takes phone writes only from the process that started it", { skip: process.platform !== "linux" }, async () => {
-    const { raw, desk } = await open({ writesOnlyFrom: process.ppid });
+  it("takes phone writes only from the process that started it, not from any other process of the user", { skip: process.platform !== "linux" }, async () => {
+    const { raw, desk, phone } = await open({ writesOnlyFrom: process.pid }); // this test stands in for Collie
     const pi = raw();
-    pi.hello("sess-w");
+    pi.hello("p1");
     await pi.next("welcome");
-    const refused = await connectPhone(desk.collie.socketPath).send("sess-w", "from the wrong process", { requestId: "r-w" });
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.error, "caller-refused");
-    void NODE_FLAGS;
+    // An orphan (its parent gone: no descendant of this process, nor of the desk's) the plain
+    // descendant check would let write; a pi's bash could start one.
+    const script = join(AGENTS_DIR, "phone-call.ts");
+    const sh = spawn("sh", ["-c", `"${process.execPath}" ${NODE_FLAGS.join(" ")} "${script}" "${desk.collie.socketPath}" send &`], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    sh.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    await until(() => (out.includes("\n") ? true : undefined), "the orphan's reply");
+    const reply = JSON.parse(out) as { status: number; body: { error?: string } };
+    assert.equal(reply.status, 403);
+    assert.equal(reply.body.error, "caller-refused");
+    assert.equal((await phone.send("p1", "from Collie", { requestId: "r-collie" })).status, 200, "the one writer is taken");
   });
 
   it("names a folder under the home folder with ~", () => {

@@ -169,7 +169,14 @@ describe("the pi CLI on the phone (issue 29)", { timeout: 3_600_000 }, () => {
     await wait(async () => (await detail(d, conv.id)).items?.some((i) => i.kind === "reply" && i.text.startsWith("tick")), "the reply streaming");
     const steered = await d.post(`${path}/steer`, { requestId: requestId("steer"), text: "and then say hi", turnId: sent.body.turnId });
     assert.equal(steered.status, 200);
+    // A Send while Pi works is a follow-up: it waits for the run to end.
+    const followUp = await d.post(`${path}/send`, { requestId: requestId("send"), text: "follow up please" });
+    assert.equal(followUp.status, 200);
+    assert.equal(followUp.body.turnId, sent.body.turnId, "the send joins the running turn");
     await afterCall(d, conv.id, /^Heard: and then say hi/);
+    await afterCall(d, conv.id, /^Heard: follow up please/);
+    const order = (await detail(d, conv.id)).items!.flatMap((i) => (i.kind === "reply" && !("partial" in i && i.partial) ? [i.text.slice(0, 12)] : []));
+    assert.deepEqual(order.map((t) => t.split(" ")[0]), ["tick", "Heard:", "Heard:"], "the steer, then the follow-up, after the run");
     const asked = model.requests.map((r) => r.messages.at(-1)).filter((m) => m?.role === "user").map((m) => JSON.stringify(m!.content));
     assert.ok(asked.some((c) => c.includes("and then say hi")), "the steer reached the model in the same session");
 
@@ -211,6 +218,25 @@ describe("the pi CLI on the phone (issue 29)", { timeout: 3_600_000 }, () => {
     assert.equal(rows.find((r) => r.id === ca.id)?.state, "closed");
     assert.equal(rows.find((r) => r.id === cb.id)?.state, "open");
     await piB.kill("SIGTERM");
+  });
+
+  test("pi -p with Collie: a call made as pi starts waits for the link and asks the phone; with Collie gone it is refused, never run unasked", async () => {
+    const { d, dir, env } = await collie();
+    const cwd = folder(dir, "printed");
+    const first = startPi(["-p", "run echo early"], cwd, env);
+    const conv = await conversationIn(d, cwd);
+    const ask = await openAsk(d, conv.id);
+    assert.equal((await answer(d, conv.id, ask, "allow")).status, 200);
+    assert.equal(await first.exited, 0);
+    assert.match(first.stdout, /Output: early/);
+
+    const second = startPi(["-p", "run echo never"], folder(dir, "orphaned"), { ...env, extra: { COLLIE_PI_AWAY_MS: "1000" } });
+    const conv2 = await conversationIn(d, join(dir, "orphaned"));
+    await openAsk(d, conv2.id);
+    await d.close(); // Collie goes with the card open; no terminal can answer it
+    assert.equal(await second.exited, 0);
+    assert.match(second.stdout, /Refused: bash was not run: Collie went away before anyone answered\./);
+    assert.equal(second.stderr.match(/collie: Collie went away/g)?.length, 1);
   });
 
   test("Collie away: pi -p works as without the extension and says so once", async () => {
