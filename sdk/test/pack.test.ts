@@ -80,6 +80,11 @@ describe("npm pack of the SDK in a scratch project (S-3, S-35)", () => {
     }
     const deps = readdirSync(join(dir, "node_modules", "@colliepwa"));
     assert.deepEqual(deps, ["durable-sdk"], "the SDK came from the tarball, nothing else of ours");
+    // `pi install npm:@colliepwa/durable-sdk` reads this manifest (docs/pi.md): its extension is in the tarball.
+    const installedSdk = join(dir, "node_modules", "@colliepwa", "durable-sdk");
+    const manifest = (JSON.parse(readFileSync(join(installedSdk, "package.json"), "utf8")) as { pi?: { extensions?: string[] } }).pi;
+    assert.deepEqual(manifest?.extensions, ["./dist/pi/extension.js"]);
+    assert.ok(existsSync(join(installedSdk, "dist", "pi", "extension.js")), "the pi extension ships compiled");
 
     // A whole round: a real Agent on the faux provider, its pane read by the packed fake phone.
     const run = runIn(dir, `

@@ -23,6 +23,7 @@ import { Invites } from "./crew/invites.ts";
 import { AuditLog } from "./security/audit.ts";
 import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
 import { Decisions } from "./store/decisions.ts";
+import { piAgentName, PiDeskProcess } from "./pi/desk.ts";
 import type { Server } from "node:http";
 
 /** Who an audit line names for a write Collie made itself: the delivery of a held answer or send. */
@@ -111,6 +112,14 @@ export class Daemon {
   envAgent: string | null = null;
   /** The fallback is in force: no sources.json has existed since the start (D-7). */
   fallbackInForce = false;
+  /** The Pi desk, started when a `pi` first asks (docs/pi.md); null without a state directory. */
+  readonly #piDesk: PiDeskProcess | null;
+  /** The durable agents of the sources in force (sources.json or the fixed list). */
+  #durable: AgentSource[] = [];
+  /** A `pi` asked for the Pi desk: it is one of the agents from then on. */
+  #piShown = false;
+  /** The name the Pi desk is shown under, once a `pi` asked for it. */
+  piAgent: string | null = null;
 
   private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldWrites; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
@@ -124,6 +133,7 @@ export class Daemon {
     this.#state = parts.state;
     this.#opts = opts;
     this.#log = log;
+    this.#piDesk = opts.stateDir === ":memory:" ? null : new PiDeskProcess(opts.stateDir, (line) => log(line));
   }
 
   static async create(opts: DaemonOptions): Promise<Daemon> {
@@ -247,6 +257,7 @@ export class Daemon {
       daemon.#admin = await startAdminSocket(opts.stateDir, {
         devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()),
         sources: () => daemon.sourcesReport(),
+        pi: () => daemon.openPiDesk(),
       });
     }
     // A write held past HOLD_MS is dropped, and the audit log says so with its request id.
@@ -336,11 +347,38 @@ export class Daemon {
     return { path: src.path, fallback };
   }
 
-  /** Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket (S-5). */
+  /**
+   * Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket
+   * (S-5), and the Pi desk once a `pi` asked for it.
+   */
   async #reconcile(sources: AgentSource[]): Promise<void> {
+    this.#durable = sources;
     const merged = withEnvSocket(sources, this.#opts.envSocket ?? null);
     this.envAgent = merged.added?.name ?? null;
-    await this.agents.reconcile(merged.sources);
+    const wanted = [...merged.sources];
+    if (this.#piDesk && this.#piShown) {
+      this.piAgent = piAgentName(new Set(wanted.map((s) => s.name)));
+      wanted.push(this.#piDesk.source(this.piAgent));
+    }
+    await this.agents.reconcile(wanted);
+  }
+
+  /**
+   * A `pi` asks for the Pi desk (docs/pi.md): it starts once (again after it died), is shown as the
+   * agent `pi`, and its link socket is the answer. No sources.json edit: the desk lives while Collie does.
+   */
+  async openPiDesk(): Promise<{ link: string }> {
+    const desk = this.#piDesk;
+    if (!desk) throw new Error("this Collie keeps no state directory");
+    await desk.ensure();
+    if (!this.#piShown) {
+      this.#piShown = true;
+      await this.#reconcile(this.#durable);
+      this.#log(`a pi asked for the Pi desk: every running pi shows as the agent "${this.piAgent}"`);
+    }
+    // Back after the desk died: reconnect now, not at the next retry.
+    if (this.piAgent !== null) this.agents.get(this.piAgent)?.retryNow();
+    return { link: desk.place.link };
   }
 
   async close(): Promise<void> {
@@ -354,7 +392,7 @@ export class Daemon {
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
     this.gateway.stop();
-    await Promise.all([this.agents.stopAll(), this.crew.stopAll()]);
+    await Promise.all([this.agents.stopAll(), this.crew.stopAll(), this.#piDesk?.stop()]);
     // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
     // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.
     const closing = this.app.close();

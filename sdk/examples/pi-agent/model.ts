@@ -15,6 +15,8 @@ export interface ChosenModel {
   apiKey: string | undefined;
   /** A line for the log: which model, scripted or not. */
   label: string;
+  /** The faux provider's script: no network, no key. */
+  scripted: boolean;
 }
 
 export function chooseModel(env: NodeJS.ProcessEnv = process.env): ChosenModel {
@@ -24,15 +26,15 @@ export function chooseModel(env: NodeJS.ProcessEnv = process.env): ChosenModel {
     if (!modelId) throw new Error("PI_PROVIDER is set: name the model in PI_MODEL too (e.g. PI_MODEL=claude-sonnet-4-5)");
     const model = (getModel as (p: string, m: string) => Model<string> | undefined)(provider as KnownProvider, modelId);
     if (!model) throw new Error(`pi-ai knows no model ${JSON.stringify(modelId)} for provider ${JSON.stringify(provider)}`);
-    return { model, apiKey: env.PI_API_KEY, label: `${provider}/${modelId}` };
+    return { model, apiKey: env.PI_API_KEY, label: `${provider}/${modelId}`, scripted: false };
   }
-  return { model: scriptedModel(), apiKey: undefined, label: "faux (scripted, no network)" };
+  return { model: scriptedModel(), apiKey: undefined, label: "faux (scripted, no network)", scripted: true };
 }
 
 /** Responses the faux provider keeps queued; each one queues itself again when used. */
 const QUEUED = 8;
 
-/** The scripted model: `read <file>` reads it, `run <command>` asks to run it, anything else gets a short answer. */
+/** The scripted model: `read <file>` reads it (Pi's `read`), `run <command>` asks to run it (Pi's `bash`), anything else gets a short answer. */
 function scriptedModel(): Model<string> {
   const faux = registerFauxProvider({ tokensPerSecond: 60 });
   const step = (context: Context): AssistantMessage => {
@@ -53,7 +55,7 @@ function answer(context: Context): AssistantMessage {
   }
   const said = last?.role === "user" ? (typeof last.content === "string" ? last.content : last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" ")) : "";
   const read = /^\s*(?:read|show|cat)\s+(\S+)/i.exec(said);
-  if (read) return fauxAssistantMessage([fauxThinking(`The user wants ${read[1]}; read_file can read it.`), fauxToolCall("read_file", { path: read[1]! })], { stopReason: "toolUse" });
+  if (read) return fauxAssistantMessage([fauxThinking(`The user wants ${read[1]}; read can show it.`), fauxToolCall("read", { path: read[1]! })], { stopReason: "toolUse" });
   const run = /^\s*(?:run|\$)\s+(.+)$/is.exec(said);
   if (run) return fauxAssistantMessage([fauxThinking("That needs the shell, so the phone is asked first."), fauxToolCall("bash", { command: run[1]!.trim() })], { stopReason: "toolUse" });
   return fauxAssistantMessage([

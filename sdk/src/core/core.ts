@@ -181,6 +181,7 @@ export class DurableCore implements PaneHost {
       throw new TypeError("history(provider) needs list() and items()");
     }
     this.#history = provider;
+    provider.bind?.(this);
     this.layoutChanged();
   }
 

@@ -21,6 +21,11 @@ export interface HistoryProvider {
   list(query: { after?: string; limit: number }): HistoryPage | Promise<HistoryPage>;
   /** A conversation's items; null when the session is unknown. */
   items(sessionId: string, query: { after?: string; limit: number }): HistoryItemsPage | null | Promise<HistoryItemsPage | null>;
+  /**
+   * Called once the core serves this provider, with the core's open panes: a provider that says
+   * which conversations are `open` asks the core that shows them (S-31), not a registry of its own.
+   */
+  bind?(core: { readonly panes: ReadonlyMap<string, Pane> }): void;
 }
 
 /** What the handlers need of the core: its registry and hooks. */

@@ -1,20 +1,31 @@
 /**
  * `piHistory` (S-31, S-35): Pi's own session storage (`SessionManager`'s JSONL files) as the
- * conversations the phone's history lists. Every saved session is a row; its entries are items.
+ * conversations the phone's history lists. Every saved session is a row; its entries are items
+ * (`transcript.ts`, the same reading as a pane's first page). A row is `open` while a pane of the
+ * core that serves this history shows the session (issue 33: the registry is the core's own panes).
  */
-import type { SessionEntry, SessionInfo, SessionManager } from "@mariozechner/pi-coding-agent";
+import type { SessionInfo, SessionManager } from "@mariozechner/pi-coding-agent";
 import type { HistoryProvider } from "../core/core.ts";
+import type { Pane } from "../core/layout.ts";
 import { cleanText } from "../wire/rules.ts";
 import { LIMITS } from "../wire/constants.ts";
-import type { HistoryItemsPage, HistoryPage, HistoryRow, Item, ToolItem } from "../wire/types.ts";
-import { contentText, finishedTool, isAssistant, roleOf, runningTool, wireId } from "./items.ts";
-import { DENIED_ENTRY, livePane } from "./sessions.ts";
+import type { HistoryItemsPage, HistoryPage, HistoryRow } from "../wire/types.ts";
+import { wireId } from "./items.ts";
+import { sessionItems } from "./transcript.ts";
 
 export interface PiHistoryOptions {
-  /** The working directory the sessions belong to (Pi files sessions by it). */
-  cwd: string;
-  /** Where the sessions are; default Pi's own folder for `cwd` (under `~/.pi/agent/sessions/`). */
+  /**
+   * The working directory whose sessions are listed (Pi files sessions by it). Left out: every
+   * session in Pi's own folder (`~/.pi/agent/sessions/`, or under `PI_CODING_AGENT_DIR`) and in
+   * `sessionDirs()`.
+   */
+  cwd?: string;
+  /** With `cwd`: where its sessions are; default Pi's own folder for `cwd`. */
   sessionDir?: string;
+  /** Without `cwd`: more folders of sessions to list (a `pi --session-dir`, `PI_CODING_AGENT_SESSION_DIR`). */
+  sessionDirs?: () => Iterable<string>;
+  /** A folder as a row's subtitle (default the folder itself); the rows of one folder read alike. */
+  folderLabel?: (cwd: string) => string;
 }
 
 type SessionManagerClass = typeof SessionManager;
@@ -23,20 +34,64 @@ let loaded: Promise<SessionManagerClass> | undefined;
 const sessionManager = (): Promise<SessionManagerClass> =>
   (loaded ??= import("@mariozechner/pi-coding-agent").then((m) => m.SessionManager));
 
-/** A HistoryProvider over the Pi sessions of `cwd`. */
+/** What a history provider learns of the core it serves: its open panes. */
+interface ServedBy {
+  readonly panes: ReadonlyMap<string, Pane>;
+}
+
+/** A HistoryProvider over Pi's saved sessions. */
 export function piHistory(opts: PiHistoryOptions): HistoryProvider {
-  if (!opts || typeof opts.cwd !== "string" || opts.cwd.length === 0) throw new TypeError("piHistory needs opts.cwd");
+  if (!opts || typeof opts !== "object") throw new TypeError("piHistory needs options ({ cwd } or { sessionDirs })");
+  if (opts.cwd !== undefined && (typeof opts.cwd !== "string" || opts.cwd.length === 0)) throw new TypeError("piHistory's cwd must be a path");
   if (opts.sessionDir !== undefined && typeof opts.sessionDir !== "string") throw new TypeError("sessionDir must be a string");
+  if (opts.sessionDir !== undefined && opts.cwd === undefined) throw new TypeError("sessionDir goes with cwd; list more folders with sessionDirs");
+  if (opts.sessionDirs !== undefined && typeof opts.sessionDirs !== "function") throw new TypeError("sessionDirs must be a function");
   const { cwd, sessionDir } = opts;
+  const label = opts.folderLabel ?? ((dir: string) => dir);
+  let core: ServedBy | undefined;
 
   /** Newest first; ties by id, so pages do not shift while a session grows. */
   const sessions = async (): Promise<SessionInfo[]> => {
     const SM = await sessionManager();
-    const infos = await SM.list(cwd, sessionDir);
+    let infos: SessionInfo[];
+    if (cwd !== undefined) infos = await SM.list(cwd, sessionDir);
+    else {
+      const lists = await Promise.all([SM.listAll(), ...[...(opts.sessionDirs?.() ?? [])].map((dir) => SM.list("", dir))]);
+      const byPath = new Map<string, SessionInfo>();
+      for (const info of lists.flat()) byPath.set(info.path, info);
+      infos = [...byPath.values()];
+    }
     return infos.sort((a, b) => b.created.getTime() - a.created.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   };
 
+  /** The open pane of the serving core that shows this session, if any. */
+  const livePane = (sessionId: string): Pane | undefined => {
+    if (!core) return undefined;
+    const id = wireId(sessionId);
+    for (const pane of core.panes.values()) if (!pane.closed && pane.sessionId === id) return pane;
+    return undefined;
+  };
+
+  const rowOf = (info: SessionInfo, session: SessionManager): HistoryRow => {
+    const id = wireId(info.id);
+    const pane = livePane(info.id);
+    const named = info.name ?? info.firstMessage;
+    const title = cleanText(named ?? "", LIMITS.titleBytes, { singleLine: true }).text || id;
+    const row: HistoryRow = { id, title, startedAt: info.created.toISOString(), state: pane ? "open" : "closed", items: sessionItems(session).length };
+    if (cwd === undefined && info.cwd) row.subtitle = cleanText(label(info.cwd), LIMITS.subtitleBytes, { singleLine: true }).text;
+    if (pane) {
+      row.workspaceId = pane.tab.workspace.id;
+      row.tabId = pane.tab.id;
+    } else {
+      row.endedAt = info.modified.toISOString();
+    }
+    return row;
+  };
+
   return {
+    bind(served: ServedBy) {
+      core = served;
+    },
     async list({ after, limit }): Promise<HistoryPage> {
       const all = await sessions();
       const from = offsetOf(after);
@@ -61,74 +116,4 @@ function offsetOf(after: string | undefined): number {
   if (after === undefined) return 0;
   if (!/^\d{1,9}$/.test(after)) throw new RangeError(`cursor ${JSON.stringify(after)} is not one piHistory wrote`);
   return Number(after);
-}
-
-function rowOf(info: SessionInfo, session: SessionManager): HistoryRow {
-  const id = wireId(info.id);
-  const pane = livePane(info.id);
-  const named = info.name ?? info.firstMessage;
-  const title = cleanText(named ?? "", LIMITS.titleBytes, { singleLine: true }).text || id;
-  const row: HistoryRow = {
-    id,
-    title,
-    startedAt: info.created.toISOString(),
-    state: pane ? "open" : "closed",
-    items: sessionItems(session).length,
-  };
-  if (pane) {
-    row.workspaceId = pane.tab.workspace.id;
-    row.tabId = pane.tab.id;
-  } else {
-    row.endedAt = info.modified.toISOString();
-  }
-  return row;
-}
-
-/**
- * A session's current branch as items: user lines, replies and thinking per block, one tool item
- * per call (ending done, failed or denied with its result), an error as a notice.
- */
-export function sessionItems(session: SessionManager): Item[] {
-  const entries = session.getEntries();
-  const denied = new Set(
-    entries.flatMap((e) => (e.type === "custom" && e.customType === DENIED_ENTRY ? [String((e.data as { toolCallId?: unknown } | undefined)?.toolCallId)] : [])),
-  );
-  const items: Item[] = [];
-  const tools = new Map<string, number>();
-  for (const entry of session.getBranch()) {
-    if (entry.type !== "message") continue;
-    const ts = timeOf(entry);
-    const base = wireId(entry.id);
-    const message = entry.message;
-    const role = roleOf(message);
-    if (role === "user") {
-      const text = contentText((message as { content?: unknown }).content);
-      if (text.length > 0) items.push({ id: `${base}-u`, kind: "user", text, ...ts });
-    } else if (isAssistant(message)) {
-      message.content.forEach((block, i) => {
-        if (block.type === "text" && typeof block.text === "string" && block.text.length > 0) {
-          items.push({ id: `${base}-${i}`, kind: "reply", text: block.text, ...ts });
-        } else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking.length > 0 && block.redacted !== true) {
-          items.push({ id: `${base}-${i}`, kind: "thinking", text: block.thinking, ...ts });
-        } else if (block.type === "toolCall" && typeof block.id === "string" && typeof block.name === "string") {
-          tools.set(block.id, items.length);
-          items.push({ ...runningTool(block.id, block.name, block.arguments), ...ts });
-        }
-      });
-      if (message.stopReason === "error" && message.errorMessage) items.push({ id: `${base}-error`, kind: "notice", text: message.errorMessage, ...ts });
-    } else if (role === "toolResult") {
-      const result = message as { toolCallId: string; toolName: string; content?: unknown; isError?: boolean };
-      const at = tools.get(result.toolCallId);
-      const running = at === undefined ? { ...runningTool(result.toolCallId, result.toolName, undefined), ...ts } : (items[at] as ToolItem);
-      const done = finishedTool(running, { content: result.content, isError: result.isError === true }, denied.has(result.toolCallId));
-      if (at === undefined) items.push(done);
-      else items[at] = done;
-    }
-  }
-  return items;
-}
-
-function timeOf(entry: SessionEntry): { ts?: string } {
-  const ms = Date.parse(entry.timestamp);
-  return Number.isFinite(ms) ? { ts: new Date(ms).toISOString() } : {};
 }

@@ -1,41 +1,29 @@
 /**
- * `piPane` (S-35): one Pi `Agent` as one pane, wired both ways.
+ * `piPane` (S-35): one Pi conversation as one pane, wired both ways. It takes Pi's own
+ * `AgentSession` (`createAgentSession` from `@mariozechner/pi-coding-agent`: Pi saves, checks and
+ * runs its hooks; `./pi` reads) or a bare `Agent` (`@mariozechner/pi-agent-core`: nothing saves
+ * unless a `SessionManager` is given, and then `./pi` saves each finished message once).
  *
- * Pi → phone: a streamed text block is a `reply` item with `partial` while it grows (the pane
- * coalesces to one write per 250 ms, S-15), a thinking block a `thinking` item, each tool
- * execution a `tool` item (running → done / failed, denied when the phone refused it), a run a
- * turn, an error a `notice`.
- *
- * Phone → Pi: send → `prompt` when idle, `followUp` while running (so the agent declares the
- * `followUp` cap); steer → `steer`; stop → `abort`. A call that `risky` marks waits for the phone (`requireApproval`, ask id
- * `askIdFor(pane.id, toolCall.id)`) inside Pi's `beforeToolCall`; every answer but Allow blocks it.
+ * Pi → phone: the pane's first page is what the session (or the agent) holds when it is attached;
+ * then Pi's events through the one mapping of `live.ts`. Phone → Pi: send and steer through the
+ * session's own `prompt` (its checks, templates and extension input hooks; a bare agent's
+ * `prompt`, `followUp`, `steer`), stop through `abort`. A call that `risky` marks waits for the
+ * phone's card (`asks.ts`) inside Pi's `beforeToolCall`, after the hooks already there.
  */
-import type {
-  Agent, AgentEvent, AgentMessage, BeforeToolCallContext, BeforeToolCallResult,
-} from "@mariozechner/pi-agent-core";
-import type { SessionManager } from "@mariozechner/pi-coding-agent";
-import type { DecidedBy, ToolItem } from "../wire/types.ts";
-import { requireApproval } from "../core/approval.ts";
+import type { Agent, AgentEvent, AgentMessage, BeforeToolCallContext, BeforeToolCallResult } from "@mariozechner/pi-agent-core";
+import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
+import { Refusal } from "../core/hooks.ts";
 import { randomId } from "../core/ids.ts";
 import type { Pane, Tab } from "../core/layout.ts";
+import type { DecidedBy } from "../wire/types.ts";
+import { askForCall, DEFAULT_CARD_TIMEOUT_MS, refusalText, type PiCardWords, type PiToolCall } from "./asks.ts";
 import { PI_HARNESS } from "./constants.ts";
-import { contentText, finishedTool, isAssistant, roleOf, runningTool, toolItemId, wireId, type AssistantLike } from "./items.ts";
-import { lastAssistantEntry, markDenied, showSession, waitingOnTools } from "./sessions.ts";
+import { roleOf, wireId } from "./items.ts";
+import { PiLive, type PiSurface } from "./live.ts";
+import { lastAssistantEntry, markDenied, waitingOnTools } from "./sessions.ts";
+import { agentItems, sessionItems } from "./transcript.ts";
 
-/** A tool call as `risky` and `approval` see it. */
-export interface PiToolCall {
-  toolName: string;
-  toolCallId: string;
-  /** The arguments after Pi validated them against the tool's schema. */
-  args: unknown;
-}
-
-/** The words of a call's card (S-22); what is left out keeps `requireApproval`'s own (S-25). */
-export interface PiCardWords {
-  title?: string;
-  reason?: string;
-  push?: { title?: string; line?: string };
-}
+export type { PiCardWords, PiToolCall } from "./asks.ts";
 
 export interface PiPaneOptions {
   /** The pane's id (S-11). */
@@ -44,9 +32,10 @@ export interface PiPaneOptions {
   /** An absolute path; the phone shows it with the conversation (S-10). */
   cwd?: string;
   /**
-   * Pi's session storage for this conversation. Every message Pi finishes is appended to it; when
-   * it already holds messages and the agent has none, the agent starts from them, and a tool call
-   * it was waiting on is raised again (same ask id, S-23). The pane's `sessionId` is the session's.
+   * Only with a bare `Agent`: Pi's session storage for it. `./pi` appends each message Pi
+   * finishes; an agent with no messages starts from it; a call it was waiting on when the process
+   * stopped is raised again (same ask id, S-23). An `AgentSession` brings its own and saves it
+   * itself, so this is refused with one.
    */
   session?: SessionManager;
   /** Which calls need the phone's yes; default none. */
@@ -61,75 +50,127 @@ export interface PiPaneOptions {
   blockedReason?: (call: PiToolCall, decidedBy: DecidedBy) => string;
 }
 
-const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
+const wired = new WeakMap<Pane, object>();
 
-const wired = new WeakMap<Pane, Agent>();
+/** A Pi `AgentSession` (duck-typed: `./pi` imports no Pi code at load time). */
+function isAgentSession(target: unknown): target is AgentSession {
+  const t = target as Partial<AgentSession> | null;
+  return !!t && typeof t.prompt === "function" && typeof t.abort === "function" && typeof t.subscribe === "function"
+    && typeof (t.agent as Partial<Agent> | undefined)?.subscribe === "function" && typeof t.sessionManager?.getSessionId === "function";
+}
 
-/** Shows `agent` as the pane `opts.id` in `tab` and returns the pane. */
-export function piPane(tab: Tab, agent: Agent, opts: PiPaneOptions): Pane {
-  if (!tab || typeof tab.pane !== "function") throw new TypeError("piPane(tab, agent, opts) needs a tab");
-  if (!agent || typeof agent.subscribe !== "function" || typeof agent.prompt !== "function") {
-    throw new TypeError("piPane(tab, agent, opts) needs a Pi Agent from @mariozechner/pi-agent-core");
+function isAgent(target: unknown): target is Agent {
+  const t = target as Partial<Agent> | null;
+  return !!t && typeof t.subscribe === "function" && typeof t.prompt === "function" && typeof t.abort === "function" && typeof t.state === "object";
+}
+
+/** Shows a Pi `AgentSession` or `Agent` as the pane `opts.id` in `tab` and returns the pane. */
+export function piPane(tab: Tab, target: AgentSession | Agent, opts: PiPaneOptions): Pane {
+  if (!tab || typeof tab.pane !== "function") throw new TypeError("piPane(tab, target, opts) needs a tab");
+  const session = isAgentSession(target) ? target : undefined;
+  if (!session && !isAgent(target)) {
+    throw new TypeError("piPane(tab, target, opts) needs a Pi AgentSession (createAgentSession) or a Pi Agent from @mariozechner/pi-agent-core");
   }
   if (!opts || typeof opts.id !== "string") throw new TypeError("piPane needs opts.id, the pane's id");
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (session && opts.session !== undefined) {
+    throw new TypeError("an AgentSession saves to its own SessionManager (session.sessionManager): leave out opts.session");
+  }
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_CARD_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs ${timeoutMs} must be a positive number of milliseconds`);
-  const session = opts.session;
+  const store = session ? session.sessionManager : opts.session;
   const pane = tab.pane(opts.id, {
     ...(opts.title !== undefined ? { title: opts.title } : {}),
     harness: PI_HARNESS,
     ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-    ...(session ? { sessionId: wireId(session.getSessionId()) } : {}),
+    ...(store ? { sessionId: wireId(store.getSessionId()) } : {}),
   });
   const already = wired.get(pane);
-  if (already === agent) return pane;
+  if (already === target) return pane;
   if (already) throw new TypeError(`pane ${JSON.stringify(pane.id)} already shows another Pi agent`);
-  wired.set(pane, agent);
-  new PiWiring(pane, agent, opts, timeoutMs).start();
+  wired.set(pane, target);
+  new PiWiring(pane, session ? session.agent : (target as Agent), session, store, opts, timeoutMs).start();
   return pane;
 }
 
-/** One assistant message as it streams: its blocks' item ids. */
-interface Streaming {
-  key: string;
-  /** Blocks already shown, by content index. */
-  shown: Set<number>;
+/** A pane as the mapping's surface: a run is one turn (a phone send may have begun it already). */
+class PaneSurface implements PiSurface {
+  readonly #pane: Pane;
+  #running = false;
+
+  constructor(pane: Pane) {
+    this.#pane = pane;
+  }
+
+  get closed(): boolean {
+    return this.#pane.closed;
+  }
+
+  item(item: Parameters<Pane["item"]>[0] & { id: string }): void {
+    if (!this.#pane.closed) this.#pane.item(item);
+  }
+
+  working(): void {
+    if (this.#pane.closed) return;
+    if (!this.#running || this.#pane.currentState() === "idle") this.begin();
+  }
+
+  idle(): void {
+    this.#running = false;
+    if (this.#pane.closed) return;
+    this.#pane.flushPartials();
+    this.#pane.endTurn();
+  }
+
+  /** Begins a turn now (a phone send while Pi is idle), so the reply names it. */
+  begin(): string {
+    this.#running = true;
+    return this.#pane.beginTurn();
+  }
 }
 
 class PiWiring {
   readonly #pane: Pane;
   readonly #agent: Agent;
+  /** Pi's session when the target is one: it saves, and the phone goes through its entry points. */
+  readonly #session: AgentSession | undefined;
+  /** The SessionManager to read (and, for a bare agent, to write). */
+  readonly #store: SessionManager | undefined;
   readonly #opts: PiPaneOptions;
   readonly #timeoutMs: number;
+  readonly #surface: PaneSurface;
+  readonly #live: PiLive;
   /** `Always allow` answers, per tool, for this pane alone (S-27). */
   readonly #alwaysAllowed = new Set<string>();
-  /** Tool calls not allowed (Deny, a stop, a timeout, a closed pane): their items end `denied`. */
-  readonly #denied = new Set<string>();
-  /** Running tool items by tool call id. */
-  readonly #tools = new Map<string, ToolItem>();
-  /** Messages the phone sent: the core already echoed them (P-20). */
-  readonly #fromPhone = new WeakSet<object>();
-  /** Error messages already shown as a notice. */
-  readonly #noticed = new WeakSet<object>();
-  /** A message Pi replays from the session after a restart: saved once already. */
+  /** A bare agent's message replayed after a restart: in the file already. */
   #replayed: object | undefined;
-  #streaming: Streaming | undefined;
-  /** The turn was begun by a phone send before Pi's `agent_start`. */
-  #turnBegun = false;
+  /** Runs the agent started, counted as they start (not through the session's queue). */
+  #runs = 0;
 
-  constructor(pane: Pane, agent: Agent, opts: PiPaneOptions, timeoutMs: number) {
+  constructor(pane: Pane, agent: Agent, session: AgentSession | undefined, store: SessionManager | undefined, opts: PiPaneOptions, timeoutMs: number) {
     this.#pane = pane;
     this.#agent = agent;
+    this.#session = session;
+    this.#store = store;
     this.#opts = opts;
     this.#timeoutMs = timeoutMs;
+    this.#surface = new PaneSurface(pane);
+    this.#live = new PiLive(this.#surface);
   }
 
   start(): void {
-    const pane = this.#pane;
     const agent = this.#agent;
-    if (this.#opts.session) showSession(this.#opts.session, pane);
-    agent.subscribe((event) => this.#onEvent(event));
-    // Chained, not replaced: a beforeToolCall the agent already had runs first (S-35).
+    const session = this.#session;
+    const store = this.#store;
+    // A bare agent with nothing yet starts from its session (S-35).
+    if (!session && store && agent.state.messages.length === 0) agent.state.messages = store.buildSessionContext().messages;
+    this.#firstPage();
+    // Pi's events: an AgentSession's come after Pi saved them and ran its extensions.
+    agent.subscribe((event) => {
+      if (event.type === "agent_start") this.#runs++;
+    });
+    if (session) session.subscribe((event) => this.#live.event(event));
+    else agent.subscribe((event) => this.#onAgentEvent(event));
+    // Chained, not replaced: a hook already there (an AgentSession's extension `tool_call`s) runs first.
     const earlier = agent.beforeToolCall;
     agent.beforeToolCall = async (ctx, signal) => {
       const first = await earlier?.(ctx, signal);
@@ -137,50 +178,100 @@ class PiWiring {
       const ours = await this.#beforeToolCall(ctx, signal);
       return ours ?? first;
     };
-    pane.on({
+    this.#pane.on({
       onSend: ({ text }) => this.#send(text, "followUp"),
       onSteer: ({ text }) => this.#send(text, "steer"),
-      onStop: async () => {
-        agent.clearAllQueues();
-        agent.abort();
-        await agent.waitForIdle();
-      },
+      onStop: () => this.#stop(),
     });
     this.#resume();
   }
 
+  /**
+   * The pane's first page: the session's current branch (what came before the pane, after a
+   * `continueRecent`), else the messages the agent holds (attached after it ran).
+   */
+  #firstPage(): void {
+    const items = this.#store ? sessionItems(this.#store) : agentItems(this.#agent.state.messages);
+    for (const item of items) this.#surface.item(item);
+  }
+
   // ---- phone → Pi
 
-  #send(text: string, whileRunning: "followUp" | "steer"): { turnId?: string } {
+  #send(text: string, whileRunning: "followUp" | "steer"): Promise<{ turnId?: string }> | { turnId?: string } {
+    if (this.#session) return this.#sendToSession(text, whileRunning);
     const agent = this.#agent;
     const message = { role: "user" as const, content: [{ type: "text" as const, text }], timestamp: Date.now() };
-    this.#fromPhone.add(message);
+    this.#live.fromPhone(message);
     if (agent.state.isStreaming) {
       agent[whileRunning](message);
       return this.#pane.turnId === null ? {} : { turnId: this.#pane.turnId };
     }
-    const turnId = this.#beginTurn();
+    const turnId = this.#surface.begin();
     this.#run(() => agent.prompt(message));
     return { turnId };
   }
 
-  #beginTurn(): string {
-    this.#turnBegun = true;
-    return this.#pane.beginTurn();
+  /**
+   * Through the session's own `prompt` (issue 36): its model and key checks, prompt templates and
+   * extension `input` hooks, `steer`/`followUp` while it runs. A refusal before Pi took the text
+   * (no model, no key, a hook that throws) is the phone's refusal, with Pi's words.
+   */
+  async #sendToSession(text: string, whileRunning: "followUp" | "steer"): Promise<{ turnId?: string }> {
+    const session = this.#session!;
+    const streaming = session.isStreaming;
+    const runs = this.#runs;
+    this.#live.expectEcho(text);
+    const turnId = streaming ? this.#pane.turnId : this.#surface.begin();
+    let accepted = false;
+    const outcome = await new Promise<{ ok: true } | { ok: false; error: unknown }>((resolve) => {
+      session
+        .prompt(text, {
+          streamingBehavior: whileRunning,
+          source: "rpc",
+          preflightResult: (ok) => {
+            accepted = ok;
+            if (ok) resolve({ ok: true });
+          },
+        })
+        .then(() => {
+          resolve({ ok: true });
+          // Taken without a run (an input hook handled it): the turn the send began ends.
+          if (this.#runs === runs && !session.isStreaming && !streaming) this.#surface.idle();
+        })
+        .catch((error: unknown) => {
+          resolve({ ok: false, error });
+          if (accepted) this.#failed(error);
+        });
+    });
+    if (!outcome.ok && !accepted) {
+      this.#live.forgetEcho(text);
+      if (!streaming) this.#surface.idle();
+      const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+      throw new Refusal(message);
+    }
+    return turnId === null ? {} : { turnId };
+  }
+
+  async #stop(): Promise<void> {
+    if (this.#session) {
+      this.#session.clearQueue();
+      await this.#session.abort();
+      return;
+    }
+    this.#agent.clearAllQueues();
+    this.#agent.abort();
+    await this.#agent.waitForIdle();
   }
 
   /** Runs a Pi call without awaiting it: its failure becomes a notice, not an unhandled rejection. */
   #run(call: () => Promise<void>): void {
-    call().catch((err: unknown) => {
-      if (this.#pane.closed) return;
-      this.#pane.item({ kind: "notice", text: err instanceof Error ? err.message : String(err) });
-      if (!this.#agent.state.isStreaming) this.#endTurn();
-    });
+    call().catch((err: unknown) => this.#failed(err));
   }
 
-  #endTurn(): void {
-    this.#turnBegun = false;
-    if (!this.#pane.closed) this.#pane.endTurn();
+  #failed(err: unknown): void {
+    if (this.#pane.closed) return;
+    this.#surface.item({ id: randomId("n-"), kind: "notice", text: err instanceof Error ? err.message : String(err) });
+    if (!this.#agent.state.isStreaming) this.#surface.idle();
   }
 
   // ---- the card
@@ -188,145 +279,68 @@ class PiWiring {
   async #beforeToolCall(ctx: BeforeToolCallContext, signal?: AbortSignal): Promise<BeforeToolCallResult | undefined> {
     const call: PiToolCall = { toolName: ctx.toolCall.name, toolCallId: ctx.toolCall.id, args: ctx.args };
     if (!this.#opts.risky?.(call)) return undefined;
-    const pane = this.#pane;
-    if (pane.closed) return this.#block(call, "program");
-    const words = this.#opts.approval?.(call) ?? {};
-    const approval = await requireApproval(call.toolName, call.args, {
-      pane,
-      toolCallId: wireId(call.toolCallId),
-      itemId: toolItemId(call.toolCallId),
+    if (this.#pane.closed) return this.#block(call, "program");
+    const approval = await askForCall(this.#pane, call, {
       timeoutMs: this.#timeoutMs,
       offerAlways: this.#opts.offerAlways ?? true,
       alwaysAllowed: this.#alwaysAllowed,
+      ...(this.#opts.approval ? { words: this.#opts.approval(call) } : {}),
       ...(signal ? { signal } : {}),
-      ...(words.title !== undefined ? { title: words.title } : {}),
-      ...(words.reason !== undefined ? { reason: words.reason } : {}),
-      ...(words.push !== undefined ? { push: words.push } : {}),
     });
     return approval.approved ? undefined : this.#block(call, approval.decidedBy);
   }
 
   #block(call: PiToolCall, decidedBy: DecidedBy): BeforeToolCallResult {
-    this.#denied.add(call.toolCallId);
-    if (this.#opts.session) markDenied(this.#opts.session, call.toolCallId);
-    const reason = this.#opts.blockedReason?.(call, decidedBy) ?? `${call.toolName} was not run: ${decidedBy === "phone" ? "the user refused it" : decidedBy === "timeout" ? "nobody answered in time" : "the run was stopped"}.`;
-    return { block: true, reason };
+    this.#live.deny(call.toolCallId);
+    if (this.#store) markDenied(this.#store, call.toolCallId);
+    return { block: true, reason: this.#opts.blockedReason?.(call, decidedBy) ?? refusalText(call.toolName, decidedBy) };
   }
 
-  // ---- Pi → phone
+  // ---- Pi → phone (a bare agent: `./pi` saves too)
 
-  #onEvent(event: AgentEvent): void {
-    const pane = this.#pane;
+  #onAgentEvent(event: AgentEvent): void {
     if (event.type === "message_end") this.#save(event.message);
-    if (pane.closed) return;
-    switch (event.type) {
-      case "agent_start":
-        if (!this.#turnBegun || pane.currentState() === "idle") this.#beginTurn();
-        break;
-      case "message_start":
-        if (isAssistant(event.message)) this.#streaming = { key: randomId("m-"), shown: new Set() };
-        else if (roleOf(event.message) === "user" && !this.#fromPhone.has(event.message as object)) {
-          const text = contentText((event.message as { content?: unknown }).content);
-          if (text.length > 0) pane.item({ kind: "user", text });
-        }
-        break;
-      case "message_update": {
-        // Only text and thinking grow on the phone; a tool call shows once it runs.
-        const kind = event.assistantMessageEvent.type;
-        if (isAssistant(event.message) && (kind.startsWith("text_") || kind.startsWith("thinking_"))) this.#showBlocks(event.message, true);
-        break;
-      }
-      case "message_end":
-        if (isAssistant(event.message)) {
-          this.#showBlocks(event.message, false);
-          this.#streaming = undefined;
-          this.#noticeError(event.message);
-        }
-        break;
-      case "tool_execution_start": {
-        const item = runningTool(event.toolCallId, event.toolName, event.args);
-        this.#tools.set(event.toolCallId, item);
-        pane.item(item);
-        break;
-      }
-      case "tool_execution_update": {
-        const item = this.#tools.get(event.toolCallId);
-        const output = contentText((event.partialResult as { content?: unknown } | undefined)?.content);
-        if (item && output.length > 0) pane.item({ ...item, output });
-        break;
-      }
-      case "tool_execution_end": {
-        const item = this.#tools.get(event.toolCallId) ?? runningTool(event.toolCallId, event.toolName, undefined);
-        this.#tools.delete(event.toolCallId);
-        const result = event.result as { content?: unknown } | undefined;
-        pane.item(finishedTool(item, { content: result?.content, isError: event.isError }, this.#denied.delete(event.toolCallId)));
-        break;
-      }
-      case "agent_end":
-        for (const m of event.messages) if (isAssistant(m)) this.#noticeError(m);
-        pane.flushPartials();
-        this.#endTurn();
-        // A follow-up sent as the run ended, after Pi's last look at its queue, starts the next run.
-        if (this.#agent.hasQueuedMessages()) {
-          void this.#agent.waitForIdle().then(() => {
-            if (!this.#agent.state.isStreaming && this.#agent.hasQueuedMessages() && !pane.closed) this.#run(() => this.#agent.continue());
-          });
-        }
-        break;
-      default:
-        break;
+    this.#live.event(event);
+    // A follow-up sent as the run ended, after Pi's last look at its queue, starts the next run.
+    if (event.type === "agent_end" && this.#agent.hasQueuedMessages()) {
+      void this.#agent.waitForIdle().then(() => {
+        if (!this.#agent.state.isStreaming && this.#agent.hasQueuedMessages() && !this.#pane.closed) this.#run(() => this.#agent.continue());
+      });
     }
   }
 
-  /** Writes the message's text and thinking blocks; `partial` while it streams. */
-  #showBlocks(message: AssistantLike, partial: boolean): void {
-    const streaming = this.#streaming ?? (this.#streaming = { key: randomId("m-"), shown: new Set() });
-    message.content.forEach((block, index) => {
-      const text = block.type === "text" ? block.text : block.type === "thinking" && block.redacted !== true ? block.thinking : undefined;
-      if (typeof text !== "string") return;
-      if (text.length === 0 && !streaming.shown.has(index)) return;
-      streaming.shown.add(index);
-      this.#pane.item({ id: `${streaming.key}-${index}`, kind: block.type === "text" ? "reply" : "thinking", text, ...(partial ? { partial: true } : {}) });
-    });
-  }
-
-  #noticeError(message: AssistantLike): void {
-    if (message.stopReason !== "error" || this.#noticed.has(message)) return;
-    this.#noticed.add(message);
-    this.#pane.item({ kind: "notice", text: message.errorMessage ?? message.stopReason });
-  }
-
-  /** Appends a finished message to the session (Pi's own storage), once. */
+  /** Appends a finished message to a bare agent's session, once. */
   #save(message: AgentMessage): void {
-    const session = this.#opts.session;
-    if (!session) return;
-    if (this.#replayed !== undefined && isAssistant(message)) {
+    const store = this.#store;
+    if (!store) return;
+    if (this.#replayed !== undefined && message === this.#replayed) {
       this.#replayed = undefined; // the resumed call's message is in the file already
       return;
     }
     const role = roleOf(message);
-    if (role === "user" || role === "assistant" || role === "toolResult") session.appendMessage(message as Parameters<SessionManager["appendMessage"]>[0]);
+    if (role === "user" || role === "assistant" || role === "toolResult") store.appendMessage(message as Parameters<SessionManager["appendMessage"]>[0]);
   }
 
   // ---- restart
 
   /**
-   * Starts the agent from its session and, when the session stopped while Pi waited on tool calls
-   * (no result saved), runs them again: Pi replays the saved assistant message, so each call has
-   * its old id and a risky one raises the same ask (S-23); an answer Collie held lands on it.
+   * When the session stopped while Pi waited on tool calls (no result saved: the process died with
+   * a card open), runs them again: Pi replays the saved assistant message, so each call has its old
+   * id and a risky one raises the same ask (S-23); an answer Collie held lands on it once.
    */
   #resume(): void {
-    const session = this.#opts.session;
+    const store = this.#store;
     const agent = this.#agent;
-    if (!session || agent.state.isStreaming) return;
-    if (agent.state.messages.length === 0) agent.state.messages = session.buildSessionContext().messages;
+    if (!store || agent.state.isStreaming) return;
     const waiting = waitingOnTools(agent.state.messages);
     if (!waiting) return;
     agent.state.messages = agent.state.messages.slice(0, waiting.index);
     // Results saved before the stop stay on an abandoned branch: the calls run again as one batch.
-    const entryId = lastAssistantEntry(session);
-    if (entryId !== undefined && session.getLeafId() !== entryId) session.branch(entryId);
-    this.#replayed = waiting.message;
+    const entryId = lastAssistantEntry(store);
+    if (entryId !== undefined && store.getLeafId() !== entryId) store.branch(entryId);
+    this.#live.skipNextAssistant();
+    if (this.#session) this.#keepFromSaving(waiting.message, entryId);
+    else this.#replayed = waiting.message;
     // Pi hands a run the streamFn it had at the start, so the replay answers the first model call
     // of this run and passes every later one to the agent's own.
     const original = agent.streamFn;
@@ -346,5 +360,37 @@ class PiWiring {
       return stream;
     };
     this.#run(() => agent.continue());
+  }
+
+  /**
+   * An AgentSession saves every message its agent finishes, the replayed one too, and Pi has no
+   * way to resume a run from a saved tool call (`continue()` refuses an assistant message last).
+   * So, for that one message object only, its SessionManager's `appendMessage` answers with the
+   * entry already in the file; every other message is saved by Pi as usual. The patch is gone once
+   * that message passed, or when the run ends without it.
+   */
+  #keepFromSaving(message: object, entryId: string | undefined): void {
+    const store = this.#store!;
+    const own = Object.hasOwn(store, "appendMessage");
+    const save = store.appendMessage;
+    const restore = () => {
+      if (store.appendMessage !== patched) return;
+      if (own) store.appendMessage = save;
+      else delete (store as { appendMessage?: unknown }).appendMessage;
+    };
+    const patched: SessionManager["appendMessage"] = function (this: SessionManager, m) {
+      if (m === message && entryId !== undefined) {
+        restore();
+        return entryId;
+      }
+      return save.call(this, m);
+    };
+    store.appendMessage = patched;
+    const stop = this.#agent.subscribe((event) => {
+      if (event.type !== "agent_end") return;
+      stop();
+      // After the session's own handling of this run's events, which it queues.
+      setTimeout(restore, 0);
+    });
   }
 }

@@ -1,35 +1,20 @@
 /**
- * What `./pi` keeps about Pi sessions: which ones a live pane shows (the history's `open`, S-31),
- * which calls the phone refused (so history says `denied`), and where a stopped session was waiting.
+ * What `./pi` reads from and notes in Pi's sessions: which calls were refused (so history says
+ * `denied`), and where a stopped session was waiting on tool calls (so a restart raises the same
+ * card again, S-23).
  */
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
-import type { Pane } from "../core/layout.ts";
 import { isAssistant, roleOf } from "./items.ts";
+import { DENIED_ENTRY } from "./transcript.ts";
 
-/** The custom entry (Pi's extension entries, left out of the model's context) that marks a refused call. */
-export const DENIED_ENTRY = "collie.denied";
-
-/** Panes showing a session, by session id; a closed pane no longer counts. */
-const live = new Map<string, { pane: Pane; file: string | undefined }>();
-
-/** Records that `pane` shows `session` (the history lists it as open). */
-export function showSession(session: SessionManager, pane: Pane): void {
-  live.set(session.getSessionId(), { pane, file: session.getSessionFile() });
-}
-
-/** The open pane showing a session, if any. */
-export function livePane(sessionId: string): Pane | undefined {
-  const shown = live.get(sessionId);
-  if (!shown) return undefined;
-  if (!shown.pane.closed) return shown.pane;
-  live.delete(sessionId);
-  return undefined;
-}
-
-/** Notes in the session that the phone refused a call; its result is only an error to Pi. */
-export function markDenied(session: SessionManager, toolCallId: string): void {
+/**
+ * Notes in the session that a call was refused: a custom entry, Pi's own way for an extension to
+ * keep state beside the conversation (left out of the model's context). Its result message is
+ * only an error to Pi; this is how the history tells a refusal from a failure.
+ */
+export function markDenied(session: Pick<SessionManager, "appendCustomEntry">, toolCallId: string): void {
   session.appendCustomEntry(DENIED_ENTRY, { toolCallId });
 }
 
@@ -49,7 +34,7 @@ export function waitingOnTools(messages: readonly AgentMessage[]): { index: numb
 }
 
 /** The id of the newest assistant message entry on the session's current branch. */
-export function lastAssistantEntry(session: SessionManager): string | undefined {
+export function lastAssistantEntry(session: Pick<SessionManager, "getBranch">): string | undefined {
   const branch = session.getBranch();
   for (let i = branch.length - 1; i >= 0; i--) {
     const entry = branch[i]!;

@@ -27,12 +27,14 @@ export async function canIdentifyPeers(): Promise<boolean> {
   return (await runSs()) !== null;
 }
 
+/**
+ * How long `ss` gets. A verdict is looked up once per connection and fails closed, so a busy machine
+ * where `ss` took over two seconds refused a write it should have taken; ten seconds is a hang guard.
+ */
 const SS_TIMEOUT_MS = 10_000;
 
 function runSs(): Promise<string | null> {
   return new Promise((resolve) => {
-    // `ss` lists every Unix socket of the machine: on a loaded machine it can take seconds, and a
-    // lookup that times out refuses the write it was for (fail closed), so the limit is generous.
     execFile("ss", ["-xpnH"], { encoding: "utf8", timeout: SS_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 }, (err, stdout) => resolve(err ? null : stdout));
   });
 }

@@ -30,6 +30,13 @@ export interface OpenCollieOptions extends CommonOptions {
    * phone of `./testing`); `hello` then reports `descendantCheck: false`.
    */
   descendantCheck?: boolean;
+  /**
+   * Take writes from this one process alone (S-7, narrowed): for an agent a program starts for
+   * itself, such as the Pi desk Collie starts (docs/pi.md), whose only writer is that program.
+   * Like the descendant check it needs a system that can tell who calls; where it cannot, `hello`
+   * says `descendantCheck: false` and writes are not checked.
+   */
+  writesOnlyFrom?: number;
 }
 
 /** `$XDG_RUNTIME_DIR/collie/durable.sock`, else `<tmpdir>/collie-<uid>/durable.sock`. */
@@ -92,7 +99,8 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
     );
   }
   refuseCoreOnlyOptions(options);
-  const { socket, descendantCheck, ...common } = options;
+  const { socket, descendantCheck, writesOnlyFrom, ...common } = options;
+  if (writesOnlyFrom !== undefined && !(Number.isInteger(writesOnlyFrom) && writesOnlyFrom > 1)) throw new TypeError("writesOnlyFrom must be a process id");
   const raw = socket ?? process.env[SOCKET_ENV] ?? defaultSocketPath();
   if (typeof raw !== "string" || raw.length === 0) throw new TypeError("socket must be a path");
   const path = resolve(raw);
@@ -125,7 +133,7 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
           verdicts.delete(socket);
           return false;
         }
-        return !found.some((pid) => isSelfOrDescendant(pid));
+        return writesOnlyFrom !== undefined ? found.every((pid) => pid === writesOnlyFrom) : !found.some((pid) => isSelfOrDescendant(pid));
       });
       verdicts.set(socket, verdict);
     }
@@ -194,8 +202,8 @@ function answerClientError(_err: Error, socket: Duplex): void {
   socket.destroy();
 }
 
-/** Makes sure the socket's directory exists, is ours and is reachable by nobody else (S-5, X-3). */
-function preparePrivateDir(dir: string): void {
+/** @internal Makes sure the socket's directory exists, is ours and is reachable by nobody else (S-5, X-3). */
+export function preparePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
@@ -208,8 +216,8 @@ function preparePrivateDir(dir: string): void {
   }
 }
 
-/** Removes a socket file left by a dead process; a live socket or another kind of file is an error. */
-async function clearStaleSocket(path: string): Promise<void> {
+/** @internal Removes a socket file left by a dead process; a live socket or another kind of file is an error. */
+export async function clearStaleSocket(path: string): Promise<void> {
   let st;
   try {
     st = lstatSync(path);

@@ -83,7 +83,7 @@ describe("examples/pi-agent (S-35)", () => {
     await phone.send(paneId, "read README.md", { requestId: "r-1" });
     await watch.until((events) => events.some((e) => e.type === "state" && e.summary.state === "working") && lastState(events, paneId) === "idle");
     const read = watch.latest(paneId).find((i): i is ToolItem => i.kind === "tool")!;
-    assert.equal(read.name, "read_file");
+    assert.equal(read.name, "read");
     assert.equal(read.status, "done");
     assert.match(read.output!, /It makes widgets/);
     assert.equal((await phone.layout()).panes[0]!.title, "read README.md", "a new session takes its first message as its title");

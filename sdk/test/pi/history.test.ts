@@ -142,7 +142,9 @@ describe("piHistory (S-31, S-35)", () => {
   });
 
   it("checks its options and cursors", async () => {
-    assert.throws(() => piHistory({} as { cwd: string }), /cwd/);
+    assert.throws(() => piHistory(null as never), TypeError);
+    assert.throws(() => piHistory({ cwd: "" }), /cwd/);
+    assert.throws(() => piHistory({ sessionDir: "/tmp/x" }), /sessionDir goes with cwd/);
     const dir = tempDir("collie-pih-");
     const provider = piHistory({ cwd: dir, sessionDir: join(dir, "none") });
     assert.deepEqual(await provider.list({ limit: 10 }), { rows: [] });

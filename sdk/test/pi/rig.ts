@@ -2,8 +2,14 @@
  * What the ./pi tests share: a real Pi `Agent` on pi-ai's faux provider (Pi's own code path with a
  * scripted model), two tools that record what ran, and a reader that follows the phone's events.
  */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Agent, type AgentTool } from "@mariozechner/pi-agent-core";
 import { registerFauxProvider, Type, type FauxProviderRegistration, type FauxResponseStep, type TSchema } from "@mariozechner/pi-ai";
+import {
+  AuthStorage, createAgentSession, DefaultResourceLoader, ModelRegistry, SessionManager, SettingsManager,
+  type AgentSession, type ExtensionFactory,
+} from "@mariozechner/pi-coding-agent";
 import type { FakePhone } from "../../src/testing/index.ts";
 import type { Item, PaneEvent } from "../../src/wire/types.ts";
 
@@ -134,4 +140,53 @@ const brief = (e: PaneEvent) =>
 /** The last state the events gave a pane. */
 export function lastState(events: PaneEvent[], pane: string): string | undefined {
   return events.flatMap((e) => (e.type === "state" && e.pane === pane ? [e.summary.state] : [])).at(-1);
+}
+
+/** A Pi `AgentSession` as `createAgentSession` makes it, on the faux model, with Pi's own tools. */
+export interface PiSessionRig {
+  session: AgentSession;
+  /** The folder Pi's tools work in. */
+  cwd: string;
+  sessionDir: string;
+}
+
+/**
+ * `createAgentSession` with Pi's own tools (read, bash, edit, write) working in `<dir>/work`, its
+ * session saved in `<dir>/sessions` (`SessionManager.create`, or `continueRecent` with `resume`),
+ * settings in memory, and the faux model's key given at run time unless `noKey`. `extensions` are
+ * inline extension factories, loaded the way Pi loads any extension.
+ */
+export async function piSession(
+  faux: FauxProviderRegistration,
+  dir: string,
+  opts: { resume?: boolean; noKey?: boolean; extensions?: ExtensionFactory[] } = {},
+): Promise<PiSessionRig> {
+  const cwd = join(dir, "work");
+  const sessionDir = join(dir, "sessions");
+  const agentDir = join(dir, "agent");
+  mkdirSync(cwd, { recursive: true });
+  const model = faux.getModel();
+  const authStorage = AuthStorage.inMemory();
+  if (!opts.noKey) authStorage.setRuntimeApiKey(model.provider, "faux-key");
+  const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+  const resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager, noExtensions: true, extensionFactories: opts.extensions ?? [] });
+  await resourceLoader.reload();
+  const { session } = await createAgentSession({
+    cwd,
+    agentDir,
+    model,
+    authStorage,
+    modelRegistry: ModelRegistry.inMemory(authStorage),
+    settingsManager,
+    resourceLoader,
+    sessionManager: opts.resume ? SessionManager.continueRecent(cwd, sessionDir) : SessionManager.create(cwd, sessionDir),
+  });
+  return { session, cwd, sessionDir };
+}
+
+/** The roles of a session file's message entries, in file order. */
+export function savedMessages(file: string): string[] {
+  return readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; message?: { role: string; content?: unknown } })
+    .filter((e) => e.type === "message")
+    .map((e) => e.message!.role);
 }

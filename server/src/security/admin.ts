@@ -27,6 +27,8 @@ export interface AdminDeps {
    * exists (`durable attach` and `crew join` keep it in the first file they write, docs/sources.md).
    */
   sources?: () => { path: string | null; fallback: { name: string; socket: string }[] | null };
+  /** Starts (once) and shows the Pi desk; resolves with its link socket, which a `pi` connects to (docs/pi.md). */
+  pi?: () => Promise<{ link: string }>;
 }
 
 /**
@@ -56,6 +58,13 @@ export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promi
     if (req.method === "DELETE" && m) return deps.devices.revoke(m[1]!) ? send(200, { revoked: true }) : send(404, { error: "not-found", message: "No such device." });
     if (req.method === "GET" && url === "/agents") return send(200, { agents: deps.agents() });
     if (req.method === "GET" && url === "/sources") return send(200, deps.sources?.() ?? { path: null, fallback: null });
+    if (req.method === "POST" && url === "/pi" && deps.pi) {
+      // A `pi` asks for the desk: started on the first ask, its link socket in the reply.
+      return void deps.pi().then(
+        (desk) => send(200, desk),
+        (err: unknown) => send(503, { error: "pi-desk", message: `The Pi desk could not start: ${err instanceof Error ? err.message : String(err)}` }),
+      );
+    }
     send(404, { error: "not-found", message: "No such admin route." });
   });
   const previous = process.umask(0o177);
