@@ -18,6 +18,7 @@ import { HeldAnswers } from "./store/held-answers.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
+import { allowedOriginsFrom } from "./push/endpoints.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
 import { Invites } from "./crew/invites.ts";
@@ -103,7 +104,8 @@ export class Daemon {
     if (opts.push !== false) {
       try {
         const subject = process.env.COLLIE_PUSH_SUBJECT;
-        push = PushService.open({ db: state.db, log, redact, ...(subject ? { subject } : {}), ...opts.push });
+        const allowedOrigins = allowedOriginsFrom(process.env.COLLIE_PUSH_ALLOW_ORIGINS);
+        push = PushService.open({ db: state.db, log, redact, allowedOrigins, ...(subject ? { subject } : {}), ...opts.push });
       } catch (err) {
         log(`push is off: ${(err as Error).message}`);
       }

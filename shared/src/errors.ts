@@ -15,6 +15,7 @@ export const API_ERRORS = Object.freeze({
   unpaired: { status: 401, meaning: "this device is not paired (X-1)" },
   "bad-host": { status: 421, meaning: "the Host header does not name this Collie (X-1)" },
   "bad-origin": { status: 403, meaning: "a write or WebSocket from another origin (X-2)" },
+  "not-for-crew": { status: 403, meaning: "a crew lead's credential asked for what only a phone may do: push subscriptions (C-1)" },
   "pairing-wrong-code": { status: 403, meaning: "the pairing code is not valid" },
   "pairing-expired": { status: 403, meaning: "the pairing code has expired" },
   "pairing-too-many-tries": { status: 429, meaning: "too many wrong pairing codes" },
