@@ -26,6 +26,7 @@ import { AuditLog } from "./security/audit.ts";
 import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
 import { Decisions } from "./store/decisions.ts";
 import type { Server } from "node:http";
+import type { ConnectionLimits } from "./connections.ts";
 
 /** Who an audit line names for a write Collie made itself: the delivery of a held answer or send. */
 export const HELD_BY_COLLIE = "collie (held)";
@@ -50,6 +51,8 @@ export interface DaemonOptions {
    * name that socket already. Null or absent: none.
    */
   envSocket?: string | null;
+  /** Caps on the phone-facing server's connections (connections.ts); from the open-file limit by default. */
+  connectionLimits?: ConnectionLimits;
 }
 
 export class Daemon {
@@ -200,7 +203,7 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included.
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const app = await buildApp({ push, log, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {

@@ -35,7 +35,7 @@ export class TestDaemon {
     this.logs = logs;
   }
 
-  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string; push?: DaemonOptions["push"] }): Promise<TestDaemon> {
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string; push?: DaemonOptions["push"]; connectionLimits?: DaemonOptions["connectionLimits"]; extraHosts?: string[] }): Promise<TestDaemon> {
     const logs: string[] = [];
     const daemon = await Daemon.create({
       sources: opts.sources,
@@ -45,6 +45,8 @@ export class TestDaemon {
       ...(opts.envSocket !== undefined ? { envSocket: opts.envSocket } : {}),
       // Push endpoint names resolve from a table, never through the machine's DNS (endpoints.ts).
       push: opts.push ?? { resolve: NO_NAMES },
+      ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
+      ...(opts.extraHosts ? { extraHosts: opts.extraHosts } : {}),
     });
     const url = await daemon.app.listen({ host: "127.0.0.1", port: opts.port ?? 0 });
     const t = new TestDaemon(daemon, url, logs);
