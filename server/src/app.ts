@@ -16,7 +16,7 @@ import { requireAccess, type Access } from "./security/access.ts";
 import { defaultLimits, endRefusedUpgrade, SERVER_TIMEOUTS, trackConnections, type ConnectionLimits, type Connections } from "./connections.ts";
 import { crewRoutes } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
-import { sendError } from "./errors.ts";
+import { clientErrorAnswer, sendError } from "./errors.ts";
 import { HSTS, reachedOverHttps } from "./security/gate.ts";
 
 /** How deep a phone's JSON body may nest (the deepest real one, a form answer, is 4). */
@@ -56,6 +56,13 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     // A client that sends its headers slowly, or never, is answered 408 and let go (connections.ts).
     http: { headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout, connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingInterval },
     requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    // What Node's parser refuses (not HTTP, headers too large or too slow) answers in the catalog's shape.
+    clientErrorHandler: (err, socket) => {
+      if (socket.destroyed) return;
+      const answer = clientErrorAnswer(err as { code?: string });
+      if (answer !== null && socket.writable) socket.write(answer);
+      socket.destroy();
+    },
     // Path parameters are wire ids, up to 128 bytes (S-11), so up to 384 characters once
     // percent-encoded; Fastify's default (100) turned a valid long pane id into a 414.
     routerOptions: { maxParamLength: 512 },

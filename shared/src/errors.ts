@@ -7,6 +7,8 @@ export const API_ERRORS = Object.freeze({
   "bad-request": { status: 400, meaning: "a body, query or path Collie cannot take (the wire's own checkers decide a write's body)" },
   "unsupported-type": { status: 415, meaning: "a body that is not JSON (its content type)" },
   "too-large": { status: 413, meaning: "a body over 256 KiB" },
+  "request-timeout": { status: 408, meaning: "a request whose headers (10 s) or whole (30 s) did not arrive in time" },
+  "headers-too-large": { status: 431, meaning: "request headers over Node's limit (16 KiB)" },
   "not-found": { status: 404, meaning: "no such route, or no such open conversation" },
   "unknown-agent": { status: 404, meaning: "no durable agent of that name" },
   "agent-version-mismatch": { status: 409, meaning: "the agent (or the crew member) speaks another version" },

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import type { DatabaseSync as Db } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
@@ -101,6 +102,35 @@ describe("a deeply nested body", () => {
     assert.equal(nestedDeeperThan("[[[]]]", 3), false);
     assert.equal(nestedDeeperThan("[[[[]]]]", 3), true);
     assert.equal(nestedDeeperThan('{"a":{"b":{"c":{}}}}', 3), true);
+  });
+});
+
+describe("what Node's HTTP parser refuses", () => {
+  /** Sends raw bytes; the whole answer, once Collie closed the connection. */
+  const raw = (bytes: string) => new Promise<string>((resolve, reject) => {
+    const s = connect(d.port, "127.0.0.1", () => s.write(bytes));
+    let answer = "";
+    s.setEncoding("utf8").on("data", (c: string) => (answer += c));
+    s.on("close", () => resolve(answer));
+    s.on("error", reject);
+  });
+  const body = (answer: string) => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as { error: string; message: string };
+
+  test("answers in the catalog's shape, not Fastify's Client Error", async () => {
+    // Not HTTP at all; a DELETE whose body has no length (the body reads as the next request); a
+    // header over 16 KiB.
+    const cases: [string, number, string][] = [
+      ["HELLO COLLIE\r\n\r\n", 400, "bad-request"],
+      [`DELETE /api/push/subscriptions HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\nAuthorization: Bearer ${d.token}\r\nContent-Type: application/json\r\n\r\n{"endpoint":"https://push.example.net/x"}`, 400, "bad-request"],
+      [`GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\nX-Big: ${"x".repeat(20_000)}\r\n\r\n`, 431, "headers-too-large"],
+    ];
+    for (const [bytes, status, code] of cases) {
+      const answer = await raw(bytes);
+      const last = answer.slice(answer.lastIndexOf("HTTP/1.1 "));
+      assert.match(last, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
+      assert.equal(body(last).error, code);
+      assert.ok(!answer.includes("Client Error"));
+    }
   });
 });
 

@@ -115,7 +115,8 @@ describe("connection caps against a running daemon", () => {
     let answer = "";
     s.setEncoding("utf8").on("data", (c: string) => (answer += c));
     await new Promise((r) => s.once("close", r));
-    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.equal((JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as { error: string }).error, "request-timeout");
   });
 });
 
