@@ -126,15 +126,20 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     requireAccess(r);
     for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url, access: r.config!.access! });
   });
+  let listeningPort: number | null = null;
+  app.server.once("close", () => (listeningPort = null));
   // Cookies are parsed before the gate reads the device's (an onRequest hook registered first).
   await app.register(cookie);
   // Every request passes the front door's checks first: host, origin, paired device.
   installGate(app, {
     ...deps.gate,
     mayOpenWebSocket: (device) => app.collieConnections.mayOpenWebSocket(device),
+    // Asked on every request: read from the server once it listens, then kept.
     port: () => {
+      if (listeningPort !== null) return listeningPort;
       const address = app.server.address();
-      return address && typeof address === "object" ? address.port : null;
+      listeningPort = address && typeof address === "object" ? address.port : null;
+      return listeningPort;
     },
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

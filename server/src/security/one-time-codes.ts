@@ -22,6 +22,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { ApiErrorCode } from "@colliepwa/shared";
+import type { StatementSync } from "node:sqlite";
 import type { StateDb } from "../store/db.ts";
 import { isLoopbackAddress } from "../net/loopback.ts";
 
@@ -79,6 +80,8 @@ export class OneTimeCodes {
   readonly #now: () => number;
   /** Wrong tries per guesser: how many, since when (insertion order is age). */
   readonly #guessers = new Map<string, { wrong: number; since: number }>();
+  /** Statements prepared once (preparing costs far more than running them; the route is public). */
+  #sql: { prune: StatementSync; find: StatementSync; spend: StatementSync } | null = null;
 
   constructor(state: StateDb, kind: { table: CodeTable; groups: number }, now: () => number = Date.now) {
     this.#state = state;
@@ -99,18 +102,23 @@ export class OneTimeCodes {
   /** Spends `code` for `guesser` (`guesserOf`): ok once, then it is gone. */
   redeem(code: string, guesser: string): Redemption {
     const db = this.#state.db;
+    const sql = (this.#sql ??= {
+      prune: db.prepare(`DELETE FROM ${this.#table} WHERE expires_at < ?`),
+      find: db.prepare(`SELECT expires_at FROM ${this.#table} WHERE code_hash = ?`),
+      spend: db.prepare(`DELETE FROM ${this.#table} WHERE code_hash = ?`),
+    });
     const now = this.#now();
-    db.prepare(`DELETE FROM ${this.#table} WHERE expires_at < ?`).run(now - CODE_TTL_MS);
+    sql.prune.run(now - CODE_TTL_MS);
     const seen = this.#guessers.get(guesser);
     if (seen && now - seen.since >= GUESS_WINDOW_MS) this.#guessers.delete(guesser);
     else if (seen && seen.wrong >= MAX_WRONG_TRIES) return { ok: false, reason: "too-many-tries" };
     const h = hash(normalize(code));
-    const row = db.prepare(`SELECT expires_at FROM ${this.#table} WHERE code_hash = ?`).get(h) as { expires_at: number } | undefined;
+    const row = sql.find.get(h) as { expires_at: number } | undefined;
     if (!row) {
       this.#wrong(guesser, now);
       return { ok: false, reason: "wrong" };
     }
-    db.prepare(`DELETE FROM ${this.#table} WHERE code_hash = ?`).run(h); // one use
+    sql.spend.run(h); // one use
     return row.expires_at < now ? { ok: false, reason: "expired" } : { ok: true };
   }
 
