@@ -6,7 +6,8 @@
  *
  * Test seams (docs/push.md): `pushManager.subscribe()` needs a real push service, so the phone
  * registers its subscription straight through `POST /api/push/subscriptions`, with keys it made and
- * the endpoint of the local push service (trusted by the daemon through NODE_EXTRA_CA_CERTS). A
+ * the endpoint of the local push service (trusted by the daemon through NODE_EXTRA_CA_CERTS, and
+ * named in COLLIE_PUSH_ALLOW_ORIGINS: Collie pushes only to public names on port 443 otherwise). A
  * notification cannot be clicked through CDP, so `tap` dispatches `notificationclick` for the real
  * notification inside the service worker; the handler is the one a tap runs. A button (`press`,
  * issue 30) is the same event with the button's `action`, read from the real notification.
@@ -26,6 +27,8 @@ export interface PushRig {
   service: FakePushService;
   /** The push service's certificate: pass it to the daemon as NODE_EXTRA_CA_CERTS. */
   caFile: string;
+  /** What the daemon needs to push here: its certificate and its origin allowed (`startCollie({env})`). */
+  daemonEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function startPushRig(): Promise<PushRig> {
   return {
     service,
     caFile: join(dir, "cert.pem"),
+    daemonEnv: { NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"), COLLIE_PUSH_ALLOW_ORIGINS: service.origin },
     async close() {
       await service.close();
       rmSync(dir, { recursive: true, force: true });

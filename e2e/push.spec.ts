@@ -19,7 +19,7 @@ const test = base.extend<{ paired: void }, { collie: CollieServer; rig: PushRig 
   rig: pushRigFixture,
   collie: [
     async ({ rig }, use) => {
-      const collie = await startCollie({ env: { NODE_EXTRA_CA_CERTS: rig.caFile } });
+      const collie = await startCollie({ env: rig.daemonEnv });
       await use(collie);
       await collie.stop();
     },

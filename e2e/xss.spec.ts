@@ -60,7 +60,7 @@ const test = base.extend<{ paired: void }, { collie: CollieServer; rig: PushRig;
   ],
   collie: [
     async ({ rig, hostile }, use) => {
-      const collie = await startCollie({ sources: hostile.sources, env: { NODE_EXTRA_CA_CERTS: rig.caFile } });
+      const collie = await startCollie({ sources: hostile.sources, env: rig.daemonEnv });
       await use(collie);
       await collie.stop();
     },

@@ -13,10 +13,31 @@ import type { PushService } from "./push/push.ts";
 import { installGate, type GateOptions } from "./security/gate.ts";
 import { pairRoutes } from "./security/pair-route.ts";
 import { requireAccess, type Access } from "./security/access.ts";
-import { endRefusedUpgrade, trackConnections, type Connections } from "./connections.ts";
+import { defaultLimits, endRefusedUpgrade, SERVER_TIMEOUTS, trackConnections, type ConnectionLimits, type Connections } from "./connections.ts";
 import { crewRoutes } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
-import { sendError } from "./errors.ts";
+import { clientErrorAnswer, sendError } from "./errors.ts";
+import { HSTS, reachedOverHttps } from "./security/gate.ts";
+
+/** How deep a phone's JSON body may nest (the deepest real one, a form answer, is 4). */
+export const MAX_BODY_DEPTH = 32;
+
+/** True when `text` opens more than `max` arrays or objects inside each other (strings skipped). Linear. */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
@@ -28,10 +49,20 @@ declare module "fastify" {
   }
 }
 
-export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites; log?: (line: string) => void }, opts: { logger?: boolean; connectionLimits?: ConnectionLimits } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 256 * 1024,
+    // A client that sends its headers slowly, or never, is answered 408 and let go (connections.ts).
+    http: { headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout, connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingInterval },
+    requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    // What Node's parser refuses (not HTTP, headers too large or too slow) answers in the catalog's shape.
+    clientErrorHandler: (err, socket) => {
+      if (socket.destroyed) return;
+      const answer = clientErrorAnswer(err as { code?: string });
+      if (answer !== null && socket.writable) socket.write(answer);
+      socket.destroy();
+    },
     // Path parameters are wire ids, up to 128 bytes (S-11), so up to 384 characters once
     // percent-encoded; Fastify's default (100) turned a valid long pane id into a 414.
     routerOptions: { maxParamLength: 512 },
@@ -43,7 +74,8 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
       sendError(reply as unknown as FastifyReply, "bad-request", err.message);
     },
   });
-  app.decorate("collieConnections", trackConnections(app.server));
+  // Caps on connections at once, per address and per device's WebSockets (connections.ts).
+  app.decorate("collieConnections", trackConnections(app.server, opts.connectionLimits ?? defaultLimits()));
   // An upgrade request answered over HTTP (refused by the gate, no such route, a bad URL …) ends
   // its connection: Node never closes an upgrade's socket by itself (connections.ts). A request
   // that did upgrade is hijacked and never gets here.
@@ -51,22 +83,39 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     // `upgrade` is set by Node's parser on a request it handed to the `upgrade` event.
     if ((req.raw as { upgrade?: boolean }).upgrade === true) endRefusedUpgrade(req.raw.socket);
   });
-  app.addHook("onSend", async (_req, reply, payload) => {
+  const log = deps.log ?? ((line: string) => console.error(`collie: ${line}`));
+  app.addHook("onSend", async (req, reply, payload) => {
     // API answers are live state: never cached (X-2 asks for it; cheap to have from the start).
     if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
     reply.header("x-content-type-options", "nosniff");
+    // Reached over https through the configured front door: browsers keep to https (issue 38, item 11).
+    if (reachedOverHttps(req, deps.gate.extraHosts)) reply.header("strict-transport-security", HSTS);
     return payload;
+  });
+  // A body nested deeper than any phone body is refused before anything walks it: a 10 000-deep
+  // value under an unknown key overflowed the stack where the body was serialized (a 500).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    if (nestedDeeperThan(body as string, MAX_BODY_DEPTH)) {
+      done(Object.assign(new Error(`The body is nested more than ${MAX_BODY_DEPTH} levels deep.`), { statusCode: 400 }), undefined);
+      return;
+    }
+    parseJson(req, body as string, done);
   });
   // A request the phone got wrong answers in the API's own shape, `{error, message}`, with a code
   // of the catalog (shared/src/errors.ts API_ERRORS), not Fastify's default body.
-  app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string }, _req, reply) => {
+  app.setErrorHandler((err: { statusCode?: number; validation?: unknown; message: string }, req, reply) => {
     if (err.validation !== undefined || err.statusCode === 400) return sendError(reply, "bad-request", err.message);
     // So is a body over the limit (413, the wire's own code for it) or one that is not JSON (L-2).
     if (err.statusCode === 413) return sendError(reply, "too-large", "The body is larger than 256 KiB.");
     if (err.statusCode === 415) return sendError(reply, "unsupported-type", "The body must be JSON (content-type: application/json).");
     // Any other request error Fastify raises is the phone's request that Collie cannot take.
     if (err.statusCode !== undefined && err.statusCode > 400 && err.statusCode < 500) return sendError(reply, "bad-request", err.message);
-    throw err;
+    // Anything else failed on Collie's side (a full disk, a bug): a code of the catalog for the
+    // phone, and a line in the log for the owner, never Fastify's bare 500 (issue 38, item 11).
+    log(`${req.method} ${req.routeOptions.url ?? "(no route)"} failed: ${(err as { name?: string }).name ?? "Error"}: ${err.message}`);
+    return sendError(reply, "internal-error", "Collie could not answer this request; its log says why.");
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, "not-found", "No such route."));
   // Every route is recorded, so a test can prove that none skips the gate.
@@ -77,14 +126,20 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     requireAccess(r);
     for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url, access: r.config!.access! });
   });
+  let listeningPort: number | null = null;
+  app.server.once("close", () => (listeningPort = null));
   // Cookies are parsed before the gate reads the device's (an onRequest hook registered first).
   await app.register(cookie);
   // Every request passes the front door's checks first: host, origin, paired device (X-1, X-2).
   installGate(app, {
     ...deps.gate,
+    mayOpenWebSocket: (device) => app.collieConnections.mayOpenWebSocket(device),
+    // Asked on every request: read from the server once it listens, then kept.
     port: () => {
+      if (listeningPort !== null) return listeningPort;
       const address = app.server.address();
-      return address && typeof address === "object" ? address.port : null;
+      listeningPort = address && typeof address === "object" ? address.port : null;
+      return listeningPort;
     },
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

@@ -17,6 +17,7 @@ import { HeldWrites, type HeldLimits } from "./store/held.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
+import { allowedOriginsFrom } from "./push/endpoints.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
 import { Devices } from "./security/devices.ts";
 import { Invites } from "./crew/invites.ts";
@@ -25,6 +26,7 @@ import { listeningOrigin, startAdminSocket } from "./security/admin.ts";
 import { Decisions } from "./store/decisions.ts";
 import { piAgentName, PiDeskProcess } from "./pi/desk.ts";
 import type { Server } from "node:http";
+import type { ConnectionLimits } from "./connections.ts";
 
 /** Who an audit line names for a write Collie made itself: the delivery of a held answer or send. */
 export const HELD_BY_COLLIE = "collie (held)";
@@ -78,6 +80,8 @@ export interface DaemonOptions {
   freshState?: boolean;
   /** The state directory's lock was left by a Collie that did not stop cleanly (a sign it was used). */
   staleLock?: boolean;
+  /** Caps on the phone-facing server's connections (connections.ts); from the open-file limit by default. */
+  connectionLimits?: ConnectionLimits;
 }
 
 export class Daemon {
@@ -150,7 +154,8 @@ export class Daemon {
     if (opts.push !== false) {
       try {
         const subject = process.env.COLLIE_PUSH_SUBJECT;
-        push = PushService.open({ db: state.db, log, redact, ...(subject ? { subject } : {}), ...opts.push });
+        const allowedOrigins = allowedOriginsFrom(process.env.COLLIE_PUSH_ALLOW_ORIGINS);
+        push = PushService.open({ db: state.db, log, redact, allowedOrigins, ...(subject ? { subject } : {}), ...opts.push });
       } catch (err) {
         log(`push is off: ${(err as Error).message}`);
       }
@@ -250,7 +255,7 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const app = await buildApp({ push, log, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {

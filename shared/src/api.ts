@@ -7,11 +7,6 @@
 import { Type, type Static } from "typebox";
 import type { Answer, Ask, Caps, DecidedBy, Item, PaneSummary, Starter, HistoryRow } from "@colliepwa/durable-sdk/wire";
 
-/** Where Collie serves the phone API. */
-export const API_PREFIX = "/api";
-/** The WebSocket path. */
-export const LIVE_PATH = "/api/live";
-
 /** A durable agent's connection state (D-2). */
 export type AgentState = "starting" | "ready" | "unreachable" | "version-mismatch";
 
@@ -178,16 +173,6 @@ export type TargetRequest = Static<typeof TargetRequest>;
 
 export const StarterRequest = Type.Object({ requestId: RequestId });
 export type StarterRequest = Static<typeof StarterRequest>;
-
-/**
- * The reply to a phone action: the agent's own status and JSON, passed through unchanged (so the
- * phone sees `replayed` and every ask outcome code, P-15), or Collie's own:
- * - `202 {held: true}`: the agent is unreachable or the ask is not open yet; Collie keeps the
- *   answer and delivers it when the same ask is open again (D-5), then sends `held-outcome`.
- * - `503 {error: "agent-unreachable"}`: a non-answer action could not reach the agent.
- * - `404 {error: "unknown-agent"}`.
- */
-export type ActionReply = Record<string, unknown>;
 
 /** Collie's own error codes: the catalog is errors.ts (`API_ERRORS`; `COLLIE_ERRORS` for a tap). */
 export { API_ERRORS, COLLIE_ERRORS, type ApiErrorBody, type ApiErrorCode } from "./errors.ts";

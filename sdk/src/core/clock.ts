@@ -15,5 +15,3 @@ export const systemClock: Clock = {
   },
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
-
-export const isoAt = (ms: number): string => new Date(ms).toISOString();

@@ -4,7 +4,8 @@
  * naming the path. Objects are rebuilt from known keys only, so unknown keys (including
  * `__proto__` and `constructor`) never reach the caller's objects.
  *
- * A read runs in one of two modes. Strict (the default, and the SDK's own: what Collie writes must
+ * A read runs in one of two modes, passed down every checker as its third argument (`CutRead`, null
+ * or absent for strict). Strict (the default, and the SDK's own: what Collie writes must
  * fit) refuses a text over its limit. Cutting (`{cut: true}`, how Collie reads an agent, L-2) cleans
  * every text field declared with `text()` the way the SDK cleans its own (`cleanText`: control and
  * invisible characters out, titles and labels folded to one line) and cuts it at its limit, and an
@@ -23,7 +24,18 @@ export class WireShapeError extends Error {
   }
 }
 
-export type Checker<T> = (value: unknown, path: string) => T;
+/**
+ * A read in its cutting mode (`ReadOptions.cut`): the mask for texts a list or a push shows, and
+ * whether a text of the item or ask being read changed (`marksShortened`). Made by `parseWith`
+ * for one read and handed down to every checker it runs, so two reads never share one.
+ */
+export interface CutRead {
+  readonly mask: ((text: string) => string) | undefined;
+  changed: boolean;
+}
+
+/** Checks `value` at `path`; `read` is the cutting read in progress, null or absent when strict. */
+export type Checker<T> = (value: unknown, path: string, read?: CutRead | null) => T;
 
 const fail = (path: string, reason: string): never => {
   throw new WireShapeError(path, reason);
@@ -63,9 +75,6 @@ export interface ReadOptions {
   mask?: (text: string) => string;
 }
 
-/** The cutting read in progress, if any: checkers are synchronous, so one read runs at a time. */
-let cutting: { mask: ((text: string) => string) | undefined; changed: boolean } | null = null;
-
 export interface TextRule {
   /** The limit in UTF-8 bytes … */
   maxBytes?: number;
@@ -89,9 +98,8 @@ export function text(rule: TextRule): Checker<string> {
   const max = rule.maxChars ?? rule.maxBytes ?? Number.MAX_SAFE_INTEGER;
   const opts = { singleLine: rule.line === true };
   const clean = (v: string, limit: number) => (rule.maxChars !== undefined ? cleanChars(v, limit, opts) : cleanText(v, limit, opts));
-  return (v, path) => {
-    const read = cutting;
-    if (read === null || typeof v !== "string") return strict(v, path);
+  return (v, path, read) => {
+    if (!read || typeof v !== "string") return strict(v, path);
     let r = clean(v, max);
     if (r.changed && rule.masked && read.mask) {
       const whole = clean(v, Number.MAX_SAFE_INTEGER).text;
@@ -108,13 +116,12 @@ export function text(rule: TextRule): Checker<string> {
  * `textShortened: true`, so the phone says `Text shortened` and offers no `Always allow` (P-12).
  */
 export function marksShortened<T extends { textShortened?: boolean }>(inner: Checker<T>): Checker<T> {
-  return (v, path) => {
-    const read = cutting;
-    if (read === null) return inner(v, path);
+  return (v, path, read) => {
+    if (!read) return inner(v, path, read);
     const outer = read.changed;
     read.changed = false;
     try {
-      const out = inner(v, path);
+      const out = inner(v, path, read);
       if (read.changed) out.textShortened = true;
       return out;
     } finally {
@@ -169,15 +176,15 @@ export const bool: Checker<boolean> = (v, path) => (typeof v === "boolean" ? v :
 export const trueOnly: Checker<true> = (v, path) => (v === true ? true : fail(path, "must be true when present"));
 
 export function nullable<T>(inner: Checker<T>): Checker<T | null> {
-  return (v, path) => (v === null ? null : inner(v, path));
+  return (v, path, read) => (v === null ? null : inner(v, path, read));
 }
 
 export function arr<T>(inner: Checker<T>, opts: { max?: number; min?: number } = {}): Checker<T[]> {
-  return (v, path) => {
+  return (v, path, read) => {
     if (!Array.isArray(v)) return fail(path, "must be an array");
     if (opts.max !== undefined && v.length > opts.max) return fail(path, `must have at most ${opts.max} entries`);
     if (opts.min !== undefined && v.length < opts.min) return fail(path, `must have at least ${opts.min} entries`);
-    return v.map((entry, i) => inner(entry, `${path}[${i}]`));
+    return v.map((entry, i) => inner(entry, `${path}[${i}]`, read));
   };
 }
 
@@ -189,17 +196,17 @@ export function obj<S extends Shape, O extends Shape = {}>(req: S, opt?: O): Che
   // The keys are listed once, not on every object checked.
   const reqKeys = Object.keys(req);
   const optKeys = Object.keys(opt ?? {});
-  return (v, path) => {
+  return (v, path, read) => {
     if (!isPlainObject(v)) return fail(path, "must be an object");
     const out: Record<string, unknown> = {};
     for (const key of reqKeys) {
       const sub = path ? `${path}.${key}` : key;
       if (!Object.hasOwn(v, key) || v[key] === undefined) return fail(sub, "is required");
-      out[key] = req[key]!(v[key], sub);
+      out[key] = req[key]!(v[key], sub, read);
     }
     for (const key of optKeys) {
       if (!Object.hasOwn(v, key) || v[key] === undefined) continue;
-      out[key] = opt![key]!(v[key], path ? `${path}.${key}` : key);
+      out[key] = opt![key]!(v[key], path ? `${path}.${key}` : key, read);
     }
     return out as Out<S, O>;
   };
@@ -207,14 +214,14 @@ export function obj<S extends Shape, O extends Shape = {}>(req: S, opt?: O): Che
 
 /** A record with id keys and values checked by `inner`. */
 export function record<T>(inner: Checker<T>, opts: { max?: number } = {}): Checker<Record<string, T>> {
-  return (v, path) => {
+  return (v, path, read) => {
     if (!isPlainObject(v)) return fail(path, "must be an object");
     const keys = Object.keys(v);
     if (opts.max !== undefined && keys.length > opts.max) return fail(path, `must have at most ${opts.max} keys`);
     const out: Record<string, T> = Object.create(null);
     for (const key of keys) {
       id(key, `${path}{key}`);
-      out[key] = inner(v[key], `${path}.${key}`);
+      out[key] = inner(v[key], `${path}.${key}`, read);
     }
     return out;
   };
@@ -222,13 +229,13 @@ export function record<T>(inner: Checker<T>, opts: { max?: number } = {}): Check
 
 /** Picks a checker by the value of a discriminating string field. */
 export function union<T>(field: string, cases: Record<string, Checker<T>>): Checker<T> {
-  return (v, path) => {
+  return (v, path, read) => {
     if (!isPlainObject(v)) return fail(path, "must be an object");
     const tag = v[field];
     if (typeof tag !== "string" || !Object.hasOwn(cases, tag)) {
       return fail(path ? `${path}.${field}` : field, `must be one of ${Object.keys(cases).join(", ")}`);
     }
-    return cases[tag]!(v, path);
+    return cases[tag]!(v, path, read);
   };
 }
 
@@ -236,14 +243,11 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Runs a checker and returns a result instead of throwing; strict unless `opts` say otherwise. */
 export function parseWith<T>(checker: Checker<T>, value: unknown, opts: ReadOptions = {}): Parsed<T> {
-  const outer = cutting;
-  cutting = opts.cut === true ? { mask: opts.mask, changed: false } : null;
+  const read: CutRead | null = opts.cut === true ? { mask: opts.mask, changed: false } : null;
   try {
-    return { ok: true, value: checker(value, "") };
+    return { ok: true, value: checker(value, "", read) };
   } catch (err) {
     if (err instanceof WireShapeError) return { ok: false, error: err.message };
     throw err;
-  } finally {
-    cutting = outer;
   }
 }

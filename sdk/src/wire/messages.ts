@@ -26,24 +26,24 @@ const title = text({ maxBytes: LIMITS.titleBytes, line: true });
 const shownTitle = text({ maxBytes: LIMITS.titleBytes, line: true, masked: true });
 /** A pane's working folder: an absolute path; a cutting read cleans and cuts it like any text, then checks the rule. */
 const cwdText = text({ maxBytes: 4096, line: true });
-const cwd: Checker<string> = (v, path) => {
-  const s = cwdText(v, path);
+const cwd: Checker<string> = (v, path, read) => {
+  const s = cwdText(v, path, read);
   if (!s.startsWith("/")) throw new WireShapeError(path, "has the wrong format");
   return s;
 };
-const tabId: Checker<string> = (v, path) => {
-  const s = id(v, path);
+const tabId: Checker<string> = (v, path, read) => {
+  const s = id(v, path, read);
   const parts = s.split(":");
   if (parts.length !== 2 || !parts[0] || !parts[1]) throw new WireShapeError(path, "must be <workspace>:<tab>");
   return s;
 };
 
-const capsChecker: Checker<Caps> = (v, path) => {
+const capsChecker: Checker<Caps> = (v, path, read) => {
   // Every cap is required but those added later in v1 (LATER_CAPS): an older agent's hello still
   // reads, and a cap it cannot know of is off.
   const required = Object.fromEntries(CAP_NAMES.filter((name) => !LATER_CAPS.includes(name)).map((name) => [name, bool]));
   const later = Object.fromEntries(LATER_CAPS.map((name) => [name, bool]));
-  const caps = obj(required, later)(v, path) as Record<string, boolean | undefined>;
+  const caps = obj(required, later)(v, path, read) as Record<string, boolean | undefined>;
   if (caps.terminal !== false) throw new WireShapeError(`${path}.terminal`, "must be false");
   const out: Record<string, boolean> = {};
   for (const name of CAP_NAMES) out[name] = caps[name] === true;
@@ -63,8 +63,8 @@ export const helloChecker: Checker<Hello> = obj({
 });
 
 const progressChecker: Checker<Progress> = union<Progress>("kind", {
-  steps: (v, path) => {
-    const p = obj({ kind: literal("steps"), current: int({ min: 1 }), total: int({ min: 1, max: 1000 }), label: shownTitle })(v, path);
+  steps: (v, path, read) => {
+    const p = obj({ kind: literal("steps"), current: int({ min: 1 }), total: int({ min: 1, max: 1000 }), label: shownTitle })(v, path, read);
     if (p.current > p.total) throw new WireShapeError(`${path}.current`, "must not exceed total");
     return p;
   },
@@ -162,8 +162,8 @@ const optionLabel = text({ maxBytes: LIMITS.optionLabelBytes, min: 1, line: true
 
 const formFieldChecker: Checker<FormField> = union<FormField>("type", {
   text: obj({ id, type: literal("text"), label: optionLabel }, { required: bool, placeholder: optionLabel, limit: int({ min: 1, max: LIMITS.textMaxLimit }) }),
-  select: (v, path) => {
-    const f = obj({ id, type: literal("select"), label: optionLabel, options: arr(obj({ id, label: optionLabel }), { min: 1, max: LIMITS.selectOptions }) }, { required: bool })(v, path);
+  select: (v, path, read) => {
+    const f = obj({ id, type: literal("select"), label: optionLabel, options: arr(obj({ id, label: optionLabel }), { min: 1, max: LIMITS.selectOptions }) }, { required: bool })(v, path, read);
     uniqueIds(f.options, `${path}.options`);
     return f;
   },
@@ -177,33 +177,33 @@ const NEWER_ASK_KIND = /^[a-z][a-z0-9-]{0,31}$/;
  * and kept, everything else is dropped, so the phone can show its title and text with `This ask
  * cannot be answered from the phone.` instead of losing the card.
  */
-const unknownAskChecker: Checker<UnknownAsk> = (v, path) =>
-  obj({ ...askCommon, kind: str({ pattern: NEWER_ASK_KIND }) }, askOptional)(v, path) as UnknownAsk;
+const unknownAskChecker: Checker<UnknownAsk> = (v, path, read) =>
+  obj({ ...askCommon, kind: str({ pattern: NEWER_ASK_KIND }) }, askOptional)(v, path, read) as UnknownAsk;
 
 const knownAskChecker: Checker<KnownAsk> = union<KnownAsk>("kind", {
-  permission: (v, path) => {
-    const a = obj({ ...askCommon, kind: literal("permission"), options: arr(obj({ id, kind: literal(...PERMISSION_OPTION_KINDS), label: optionLabel }), { min: 1, max: LIMITS.permissionOptions }) }, askOptional)(v, path);
+  permission: (v, path, read) => {
+    const a = obj({ ...askCommon, kind: literal("permission"), options: arr(obj({ id, kind: literal(...PERMISSION_OPTION_KINDS), label: optionLabel }), { min: 1, max: LIMITS.permissionOptions }) }, askOptional)(v, path, read);
     uniqueIds(a.options, `${path ? path + "." : ""}options`);
     return a;
   },
-  choice: (v, path) => {
-    const a = obj({ ...askCommon, kind: literal("choice"), options: arr(obj({ id, label: optionLabel }, { description: askReason }), { min: 1, max: LIMITS.choiceOptions }) }, { ...askOptional, multiple: bool })(v, path);
+  choice: (v, path, read) => {
+    const a = obj({ ...askCommon, kind: literal("choice"), options: arr(obj({ id, label: optionLabel }, { description: askReason }), { min: 1, max: LIMITS.choiceOptions }) }, { ...askOptional, multiple: bool })(v, path, read);
     uniqueIds(a.options, `${path ? path + "." : ""}options`);
     return a;
   },
   text: obj({ ...askCommon, kind: literal("text"), limit: int({ min: 1, max: LIMITS.textMaxLimit }) }, { ...askOptional, placeholder: optionLabel }),
-  form: (v, path) => {
-    const a = obj({ ...askCommon, kind: literal("form"), fields: arr(formFieldChecker, { min: 1, max: LIMITS.formFields }) }, askOptional)(v, path);
+  form: (v, path, read) => {
+    const a = obj({ ...askCommon, kind: literal("form"), fields: arr(formFieldChecker, { min: 1, max: LIMITS.formFields }) }, askOptional)(v, path, read);
     uniqueIds(a.fields, `${path ? path + "." : ""}fields`);
     return a;
   },
 });
 
 /** One of the four kinds (S-21), checked in full; any other lowercase kind kept as an UnknownAsk. */
-export const askChecker: Checker<Ask> = marksShortened((v, path) => {
+export const askChecker: Checker<Ask> = marksShortened((v, path, read) => {
   const kind = isPlainObject(v) ? v.kind : undefined;
-  if (typeof kind === "string" && !(ASK_KINDS as readonly string[]).includes(kind) && NEWER_ASK_KIND.test(kind)) return unknownAskChecker(v, path);
-  return knownAskChecker(v, path);
+  if (typeof kind === "string" && !(ASK_KINDS as readonly string[]).includes(kind) && NEWER_ASK_KIND.test(kind)) return unknownAskChecker(v, path, read);
+  return knownAskChecker(v, path, read);
 });
 
 /** Whether an ask read off the wire is one of the four kinds, which narrows it for a reader (P-13). */
@@ -229,9 +229,9 @@ export const paneViewChecker: Checker<PaneView> = obj({
   asks: arr(askChecker),
 });
 
-export const paneViewPageChecker: Checker<PaneViewPage> = (v, path) => ({
-  ...paneViewChecker(v, path),
-  cursor: obj({ cursor: str({ min: 1, maxBytes: 128 }) })(v, path).cursor,
+export const paneViewPageChecker: Checker<PaneViewPage> = (v, path, read) => ({
+  ...paneViewChecker(v, path, read),
+  cursor: obj({ cursor: str({ min: 1, maxBytes: 128 }) })(v, path, read).cursor,
 });
 
 /**
@@ -275,7 +275,7 @@ export const answerValueChecker: Checker<Answer> = union<Answer>("kind", {
   // Empty for a multiple choice with nothing picked; a single choice's one id is checked against its ask.
   choice: obj({ kind: literal("choice"), optionIds: arr(id, { max: LIMITS.choiceOptions }) }),
   text: obj({ kind: literal("text"), text: str({ maxBytes: LIMITS.textMaxLimit * 4 }) }),
-  form: obj({ kind: literal("form"), values: record<string | boolean>((v, path) => (typeof v === "boolean" ? v : str({ maxBytes: LIMITS.textMaxLimit * 4 })(v, path)), { max: LIMITS.formFields }) }),
+  form: obj({ kind: literal("form"), values: record<string | boolean>((v, path, read) => (typeof v === "boolean" ? v : str({ maxBytes: LIMITS.textMaxLimit * 4 })(v, path, read)), { max: LIMITS.formFields }) }),
 });
 
 const targetChecker: Checker<Target> = union<Target>("kind", {
@@ -300,8 +300,8 @@ export const writeOkChecker: Checker<WriteOk> = obj(
   { replayed: trueOnly, turnId: id, paneId: id, decidedAt: isoTime },
 );
 
-export const errorBodyChecker: Checker<WireErrorBody> = (v, path) => {
-  const base = obj({ error: str({ min: 1, maxBytes: 64, pattern: /^[a-z][a-z-]*$/ }), message: str({ maxBytes: 4096 }) })(v, path);
+export const errorBodyChecker: Checker<WireErrorBody> = (v, path, read) => {
+  const base = obj({ error: str({ min: 1, maxBytes: 64, pattern: /^[a-z][a-z-]*$/ }), message: str({ maxBytes: 4096 }) })(v, path, read);
   return { ...(v as object), ...base } as WireErrorBody;
 };
 

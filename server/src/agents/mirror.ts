@@ -226,6 +226,7 @@ export class AgentMirror {
     // A view of a pane the layout left out (over the limit) stays out.
     if (!this.#panes.has(view.pane.id) && this.#notShown > 0 && !this.#layout.panes.some((p) => p.id === view.pane.id)) return;
     const tail = view.items.length > MIRROR_TAIL_ITEMS ? view.items.slice(view.items.length - MIRROR_TAIL_ITEMS) : view.items;
+    const known = this.#panes.get(view.pane.id)?.asks;
     const pane: PaneMirror = {
       summary: view.pane,
       items: new Map(tail.map((i) => [i.id, i])),
@@ -236,6 +237,10 @@ export class AgentMirror {
     for (const item of view.items) noteItemTime(pane, item);
     this.#panes.set(view.pane.id, pane);
     this.#onChange({ type: "conversation", conversation: this.#conversation(pane) });
+    // An ask that reaches Collie inside a view, not as an event (raised in the same tick as its
+    // new pane, or while Collie was away), is new all the same: the phone and push hear of it as
+    // of any ask (issue 38, item 4). Push dedupes by ask id (U-3), so one it saw before stays quiet.
+    for (const ask of view.asks) if (!known?.has(ask.id)) this.#onChange({ type: "ask", paneId: view.pane.id, ask });
     if (this.#views.has(this.agent, view.pane.id)) {
       // A view that is whole (an agent that sends whole views) replaces the held one; a cut one
       // makes it stale: its watchers get the whole view read again, never a tail.

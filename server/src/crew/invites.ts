@@ -2,70 +2,41 @@
  * Crew invites (C-1): a member Collie hands out a one-time invite that a lead Collie trades for a
  * long-lived crew credential. The credential is a device row of kind `crew-lead` (devices.ts), so
  * the gate accepts it wherever it accepts a paired phone (reads and actions), `collie devices`
- * lists it and `collie devices revoke` cuts it, open WebSockets included. Invites follow the
- * pairing codes' rules: only hashes are kept, a code lives 10 minutes and dies when used, and
- * wrong guesses are limited (per address for peers that are not loopback, and in total).
+ * lists it and `collie devices revoke` cuts it, open WebSockets included. An invite is a one-time
+ * code like a pairing code (security/one-time-codes.ts: only its hash kept, 10 minutes, one use,
+ * wrong guesses lock the guesser), of three groups instead of two.
  */
 import type { StateDb } from "../store/db.ts";
-import { hash, newCode, normalize, type Device, type Devices } from "../security/devices.ts";
-
+import type { Device, Devices } from "../security/devices.ts";
+import { CODE_TTL_MS, OneTimeCodes } from "../security/one-time-codes.ts";
 
 /** How long an invite lives. */
-export const INVITE_TTL_MS = 10 * 60 * 1000;
-/** Wrong invites (from anywhere) within an invite's lifetime after which every open invite dies. */
-export const MAX_WRONG_INVITES = 5;
-/** Wrong invites from one address within an invite's lifetime after which it is refused outright. */
-export const MAX_WRONG_INVITES_PER_SOURCE = 3;
+export const INVITE_TTL_MS = CODE_TTL_MS;
 
 export type RedeemResult =
   | { ok: true; device: Device; token: string }
   | { ok: false; reason: "wrong-invite" | "expired" | "too-many-tries" };
 
 export class Invites {
-  readonly #state: StateDb;
   readonly #devices: Devices;
-  readonly #now: () => number;
+  readonly #codes: OneTimeCodes;
 
   constructor(state: StateDb, devices: Devices, now: () => number = Date.now) {
-    this.#state = state;
     this.#devices = devices;
-    this.#now = now;
+    // Three groups, not pairing's two: an invite is pasted, not typed, and grants a whole machine.
+    this.#codes = new OneTimeCodes(state, { table: "crew_invites", groups: 3 }, now);
   }
 
   /** A new one-time invite, e.g. `K7F3-Q2ZP-8MWX`; only its hash is kept. */
   create(): { invite: string; expiresAt: number } {
-    // Three groups, not pairing's two: an invite is pasted, not typed, and grants a whole machine.
-    const invite = newCode(3);
-    const now = this.#now();
-    const expiresAt = now + INVITE_TTL_MS;
-    this.#state.db.prepare("INSERT INTO crew_invites (code_hash, created_at, expires_at) VALUES (?, ?, ?)").run(hash(normalize(invite)), now, expiresAt);
-    return { invite, expiresAt };
+    const { code, expiresAt } = this.#codes.create();
+    return { invite: code, expiresAt };
   }
 
-  /**
-   * Trades an invite for a crew credential naming the lead `leadName`. `source` is the caller's
-   * address for the per-address limit, or null for a loopback peer (any client of a front door).
-   */
-  redeem(invite: string, leadName: string, source: string | null): RedeemResult {
-    const db = this.#state.db;
-    const now = this.#now();
-    db.prepare("DELETE FROM crew_invites WHERE expires_at < ?").run(now - INVITE_TTL_MS);
-    db.prepare("DELETE FROM crew_invite_failures WHERE at < ?").run(now - INVITE_TTL_MS);
-    if (source !== null) {
-      const fromSource = (db.prepare("SELECT COUNT(*) AS n FROM crew_invite_failures WHERE source = ?").get(source) as { n: number }).n;
-      if (fromSource >= MAX_WRONG_INVITES_PER_SOURCE) return { ok: false, reason: "too-many-tries" };
-    }
-    const h = hash(normalize(invite));
-    const row = db.prepare("SELECT expires_at FROM crew_invites WHERE code_hash = ?").get(h) as { expires_at: number } | undefined;
-    if (!row) {
-      db.prepare("INSERT INTO crew_invite_failures (at, source) VALUES (?, ?)").run(now, source ?? "front-door");
-      const total = (db.prepare("SELECT COUNT(*) AS n FROM crew_invite_failures").get() as { n: number }).n;
-      // Guessing: after a few wrong invites in total, every open invite dies (a new `collie crew invite` is needed).
-      if (total >= MAX_WRONG_INVITES) db.prepare("DELETE FROM crew_invites").run();
-      return { ok: false, reason: "wrong-invite" };
-    }
-    db.prepare("DELETE FROM crew_invites WHERE code_hash = ?").run(h); // one use
-    if (row.expires_at < now) return { ok: false, reason: "expired" };
+  /** Trades an invite for a crew credential naming the lead `leadName`; `guesser` as in `guesserOf`. */
+  redeem(invite: string, leadName: string, guesser: string): RedeemResult {
+    const r = this.#codes.redeem(invite, guesser);
+    if (!r.ok) return { ok: false, reason: r.reason === "wrong" ? "wrong-invite" : r.reason };
     return { ok: true, ...this.#devices.issue(leadName, "crew-lead") };
   }
 }

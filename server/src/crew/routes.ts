@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { isLoopbackAddress } from "../security/devices.ts";
+import { guesserOf, refusal } from "../security/one-time-codes.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { COLLIE_VERSION } from "../version.ts";
 import type { Invites } from "./invites.ts";
@@ -15,16 +15,11 @@ import { phoneSchema } from "../routes/schemas.ts";
 export async function crewRoutes(fastify: FastifyInstance, invites: Invites): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(CREW_JOIN_PATH, { ...PUBLIC, ...phoneSchema("crewJoin") }, async (req, reply) => {
-    // A loopback peer may be any client of a front door: only the global limit counts for it.
-    const source = isLoopbackAddress(req.ip) ? null : req.ip;
-    const result = invites.redeem(req.body.invite, req.body.name, source);
+    // Who is guessing: the peer, or the client its front door forwarded (one-time-codes.ts).
+    const result = invites.redeem(req.body.invite, req.body.name, guesserOf(req.ip, req.headers["x-forwarded-for"]));
     if (!result.ok) {
-      const message = result.reason === "expired"
-        ? "This invite has expired. Run `collie crew invite` on the member again."
-        : result.reason === "too-many-tries"
-          ? "Too many wrong invites. Wait a few minutes, then run `collie crew invite` on the member again."
-          : "This invite is not valid. Run `collie crew invite` on the member again.";
-      return sendError(reply, `invite-${result.reason}` as const, message);
+      const r = refusal("invite", result.reason === "wrong-invite" ? "wrong" : result.reason);
+      return sendError(reply, r.code, r.message);
     }
     const body: CrewJoinReply = { joined: true, crew: CREW_PROTOCOL_VERSION, device: { id: result.device.id, name: result.device.name }, token: result.token };
     return body;

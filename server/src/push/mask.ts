@@ -115,6 +115,60 @@ export const RULES: readonly Rule[] = [
   },
 ];
 
+/** The end of a text, where a cut falls (Collie's own `…` after it, or an agent's `...`). */
+const AT_END = String.raw`(?=(?:…|\.{3})?$)`;
+const atEnd = (body: string, flags = "g") => new RegExp(`${body}${AT_END}`, flags);
+
+/**
+ * A secret cut short (issue 38, item 3). An agent's SDK cuts a push line to 120 characters, a push
+ * title to 60 and a title to 256 bytes before Collie reads them (S-10, S-22), so a key across that
+ * cut reaches Collie as its prefix and a few characters: `…ghp_ABCDEFGHIJKLMNO`, too short for the
+ * rules above. Where a text ends, where any cut falls, a secret's recognisable prefix is enough:
+ * whatever follows it to the end is masked, however short (only a prefix that is a common word,
+ * `sk-`, `npm_`, `bearer`, still needs its value to look random, so `sk-proj` may show where the
+ * random part was cut off). A value that may hold `.` or `…` is matched lazily, so an ellipsis after
+ * the cut stays an ellipsis. Linear like the rules above.
+ */
+export const CUT_RULES: readonly Rule[] = [
+  {
+    name: "url-credentials-cut",
+    // `https://user:pass` cut before its `@`; a port (digits only) is no password.
+    re: atEnd(String.raw`\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s:/?#@]{0,256}):([^\s/?#@]{1,512}?)`, "gi"),
+    replace: (m, scheme: string, user: string, password: string) =>
+      password.includes(MASK) || /^\d{1,5}$/.test(password) ? m : `${scheme}${user}:${MASK.repeat([...password].length)}`,
+  },
+  prefixed("jwt-cut", atEnd(String.raw`\beyJ[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{1,8192}`), () => 3, () => true),
+  prefixed("sk-key-cut", atEnd(String.raw`\bsk-[A-Za-z0-9_-]{1,1024}`), () => 3),
+  prefixed("stripe-key-cut", atEnd(String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{1,1024}`), () => 8, () => true),
+  prefixed("github-token-cut", atEnd(String.raw`\bgh[pousr]_[A-Za-z0-9]{1,255}`), () => 4, () => true),
+  prefixed("github-pat-cut", atEnd(String.raw`\bgithub_pat_[A-Za-z0-9_]{1,255}`), () => 11, () => true),
+  prefixed("slack-token-cut", atEnd(String.raw`\bxox[abeoprs]-[A-Za-z0-9-]{1,255}`), () => 5, (m) => /[0-9]/.test(m.slice(5))),
+  prefixed("aws-access-key-id-cut", atEnd(String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{1,15}`), () => 4, () => true),
+  prefixed("google-api-key-cut", atEnd(String.raw`\bAIza[A-Za-z0-9_-]{1,34}`), () => 4, () => true),
+  prefixed("gitlab-token-cut", atEnd(String.raw`\bglpat-[A-Za-z0-9_-]{1,255}`), () => 6, () => true),
+  prefixed("npm-token-cut", atEnd(String.raw`\bnpm_[A-Za-z0-9]{1,35}`), () => 4),
+  {
+    name: "bearer-cut",
+    re: atEnd(String.raw`\b(bearer[ \t]{1,8})([A-Za-z0-9._~+/-]{1,4096}?=*)`, "gi"),
+    replace: (m, lead: string, token: string) => (looksRandom(token) ? `${lead}${hide(token, 1)}` : m),
+  },
+  {
+    name: "assignment-cut",
+    re: atEnd(String.raw`(?<![A-Za-z0-9])((?:password|passwd|passphrase|pwd|pass|secret|client[_-]?secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|private[_-]?key)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?)([^\s"'\`,;&<>(){}[\]]{1,512}?)`, "gi"),
+    // A value cut short keeps too little to judge by its kinds of characters: all but a placeholder goes.
+    replace: (m, lead: string, value: string) => (cutValue(value) ? `${lead}${MASK.repeat([...value].length)}` : m),
+  },
+];
+
+/** Longer than any cut rule's longest match (a JWT's two segments). */
+const CUT_TAIL = 16_384;
+
+/** A value after `password=` at the end of a text: anything but a placeholder, a template or one repeated character. */
+function cutValue(v: string): boolean {
+  if (v.includes(MASK) || /^[$%<{*[(#]/.test(v) || /\*{3}/.test(v) || /^(.)\1*$/.test(v)) return false;
+  return !PLACEHOLDERS.has(v.toLowerCase());
+}
+
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY(?: BLOCK)?-----/g;
 
 /**
@@ -147,7 +201,15 @@ export function mask(text: string): string {
     rule.re.lastIndex = 0;
     out = out.replace(rule.re, rule.replace as (m: string, ...g: string[]) => string);
   }
-  return out;
+  // A cut rule matches only where the text ends, so it reads the text's last CUT_TAIL characters:
+  // a failed try costs up to its bound, and this keeps the tries to one tail's worth.
+  const at = Math.max(0, out.length - CUT_TAIL);
+  let tail = out.slice(at);
+  for (const rule of CUT_RULES) {
+    rule.re.lastIndex = 0;
+    tail = tail.replace(rule.re, rule.replace as (m: string, ...g: string[]) => string);
+  }
+  return out.slice(0, at) + tail;
 }
 
 /** `mask`, or the text unchanged when masking is off. */

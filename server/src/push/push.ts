@@ -22,8 +22,9 @@ import {
   askPayload, askTopic, askTtlSeconds, clearPayload, DEFAULT_ASK_TTL_S, manyAsksPayload, manyAsksTopic, MANY_ASKS_TTL_S,
 } from "./payload.ts";
 import { withAnswers, type AnswerableAsk } from "./payload.ts";
-import { DEFAULT_SUBJECT, sendPush, type SendOptions, type SendResult } from "./sender.ts";
-import { checkSubscription, endpointLabel, Subscriptions } from "./subscriptions.ts";
+import { DEFAULT_SUBJECT, sendPush, type PushPost, type SendOptions, type SendResult } from "./sender.ts";
+import { checkEndpointAddresses, checkEndpointUrl, guardedLookup, SubscriptionError, systemResolve, type EndpointPolicy, type Resolve } from "./endpoints.ts";
+import { checkSubscription, endpointLabel, MAX_SUBSCRIPTIONS_PER_DEVICE, Subscriptions } from "./subscriptions.ts";
 import { loadOrCreateVapidKeys, type VapidKeys } from "./vapid.ts";
 
 export interface PushOptions {
@@ -36,11 +37,18 @@ export interface PushOptions {
   redact?: boolean;
   /** The VAPID subject (`mailto:` or `https:`); COLLIE_PUSH_SUBJECT, else DEFAULT_SUBJECT. */
   subject?: string;
-  /** Accept `http:` endpoints (a local test push service). Never set by the CLI. */
-  allowHttpEndpoints?: boolean;
+  /**
+   * Tests only, never set by the CLI: accept any http or https endpoint on any host and port (a
+   * local test push service), without the public-address rules of endpoints.ts.
+   */
+  allowLocalEndpoints?: boolean;
+  /** Exact https origins exempt from the port, name and address rules (COLLIE_PUSH_ALLOW_ORIGINS). */
+  allowedOrigins?: ReadonlySet<string>;
+  /** How endpoint host names resolve (tests inject one; the system's by default). */
+  resolve?: Resolve;
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  post?: PushPost;
   sleep?: (ms: number) => Promise<void>;
   limits?: PushLimitsConfig;
 }
@@ -80,6 +88,7 @@ export class PushService {
   readonly #vapid: VapidKeys & { subject: string };
   readonly #now: () => number;
   readonly #mask: (text: string) => string;
+  readonly #policy: EndpointPolicy;
   readonly #inflight = new Set<Promise<void>>();
   #pruneTimer: NodeJS.Timeout | null = null;
   #closed = false;
@@ -91,6 +100,7 @@ export class PushService {
     this.host = opts.host ?? hostname();
     this.#mask = masker(opts.redact ?? true);
     this.#vapid = { ...keys, subject: opts.subject ?? DEFAULT_SUBJECT };
+    this.#policy = { allowLocal: opts.allowLocalEndpoints === true, allowedOrigins: opts.allowedOrigins ?? new Set(), resolve: opts.resolve ?? systemResolve };
     this.publicKey = keys.publicKey;
     this.subscriptions = new Subscriptions(opts.db, this.#now);
     this.limits = new PushLimits(opts.db, this.#now, opts.limits ?? PUSH_LIMITS);
@@ -109,17 +119,23 @@ export class PushService {
     return service;
   }
 
-  /** Registers the subscription of the paired `device`; throws SubscriptionError for a bad one. */
-  register(json: PushSubscriptionJson, opts: { device: string; replaces?: string | undefined }): { created: boolean; replaced: boolean } {
-    const sub = checkSubscription(json, this.#opts.allowHttpEndpoints ?? false);
+  /**
+   * Registers the subscription of the paired `device`: its shape and URL (endpoints.ts), then
+   * where its host resolves (public addresses only). Throws SubscriptionError naming the rule.
+   */
+  async register(json: PushSubscriptionJson, opts: { device: string; replaces?: string | undefined }): Promise<{ created: boolean; replaced: boolean }> {
+    const sub = checkSubscription(json, this.#policy);
+    await checkEndpointAddresses(new URL(sub.endpoint), this.#policy);
+    if (this.#closed) throw new SubscriptionError("Collie is stopping; try again in a moment.");
     const r = this.subscriptions.upsert(sub, opts);
     if (r.created) this.#opts.log(`push: a phone subscribed (${endpointLabel(sub.endpoint)})${r.replaced ? ", replacing its old subscription" : ""}`);
-    if (r.evicted > 0) this.#opts.log(`push: dropped ${r.evicted} subscription(s) unused the longest (at most 64 are kept)`);
+    if (r.evicted > 0) this.#opts.log(`push: dropped ${r.evicted} subscription(s) of that device unused the longest (at most ${MAX_SUBSCRIPTIONS_PER_DEVICE} per device)`);
     return { created: r.created, replaced: r.replaced };
   }
 
-  unregister(endpoint: string): boolean {
-    const removed = this.subscriptions.remove(endpoint);
+  /** The paired `device` turns push off: removes its subscription, never another device's. */
+  unregister(endpoint: string, device: string): boolean {
+    const removed = this.subscriptions.remove(endpoint, { device });
     if (removed) this.#opts.log(`push: a phone unsubscribed (${endpointLabel(endpoint)})`);
     return removed;
   }
@@ -180,11 +196,21 @@ export class PushService {
       log: this.#opts.log,
       ...(this.#opts.retryDelaysMs ? { retryDelaysMs: this.#opts.retryDelaysMs } : {}),
       ...(this.#opts.timeoutMs ? { timeoutMs: this.#opts.timeoutMs } : {}),
-      ...(this.#opts.fetch ? { fetch: this.#opts.fetch } : {}),
+      ...(this.#opts.post ? { post: this.#opts.post } : {}),
       ...(this.#opts.sleep ? { sleep: this.#opts.sleep } : {}),
     };
     for (const sub of this.subscriptions.all()) {
-      const p: Promise<void> = sendPush(sub, payload, opts, config)
+      // A subscription kept from before the endpoint rules (or under other exceptions) that breaks
+      // them now is dropped, never connected to.
+      let url: URL;
+      try {
+        url = checkEndpointUrl(sub.endpoint, this.#policy);
+      } catch (err) {
+        this.subscriptions.remove(sub.endpoint);
+        this.#opts.log(`push: dropped the subscription ${endpointLabel(sub.endpoint)}: ${(err as Error).message}`);
+        continue;
+      }
+      const p: Promise<void> = sendPush(sub, payload, opts, { ...config, lookup: guardedLookup(url, this.#policy) })
         .then((r) => this.#settle(sub.endpoint, r))
         .catch((err: unknown) => this.#opts.log(`push: could not send to ${endpointLabel(sub.endpoint)}: ${(err as Error).message}`))
         .finally(() => this.#inflight.delete(p));

@@ -1,17 +1,24 @@
 /**
  * Sends one push to one subscription (U-4): `web-push` encrypts the payload (aes128gcm, RFC 8291)
  * and signs the VAPID JWT (RFC 8292) in `generateRequestDetails`; the request itself is a plain
- * `fetch`, so a test push service on http://127.0.0.1 works the same as a real one.
+ * `node:https` POST (`postPush`) that connects only where `lookup` allows (the address rule of
+ * endpoints.ts, applied to the address connected to), follows no redirect and reads at most a few
+ * KiB of the answer. A test push service on http://127.0.0.1 works the same as a real one.
  *
  * - 2xx: sent.
  * - 404 / 410: the subscription is gone (the phone unsubscribed or the browser dropped it);
  *   the caller removes it.
  * - a network failure, a timeout, 429 or 5xx: retried after each delay of `retryDelaysMs`
  *   (bounded; a 429's Retry-After is honoured up to the longest delay), then `failed`.
- * - any other status (400 BadWebPushTopic, 403 BadJwtToken, 413 …): `failed` at once.
+ * - an endpoint whose name resolves to an address that is not public now: `failed` at once,
+ *   nothing connected.
+ * - any other status (400 BadWebPushTopic, 403 BadJwtToken, 413, a redirect …): `failed` at once.
  * Log lines name the endpoint by origin and hash only, never its path or the keys.
  */
+import { createRequire } from "node:module";
 import type { PushPayload } from "@colliepwa/shared";
+import { http } from "../net/http.ts";
+import { EndpointRefused, type Lookup } from "./endpoints.ts";
 import { endpointLabel, type StoredSubscription } from "./subscriptions.ts";
 import type { VapidKeys } from "./vapid.ts";
 
@@ -29,9 +36,68 @@ export interface SenderConfig {
   retryDelaysMs?: readonly number[];
   /** Per attempt. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  /** The POST itself (tests replace it); `postPush` by default. */
+  post?: PushPost;
+  /** Where the connection may go (endpoints.ts `guardedLookup`); the system's lookup when absent. */
+  lookup?: Lookup | null;
   sleep?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
+}
+
+/** What Collie reads of a push service's answer. */
+export interface PushAnswer {
+  status: number;
+  retryAfter: string | null;
+  /** The start of the body (a reason such as `{"reason":"BadJwtToken"}`). */
+  body: string;
+}
+
+export type PushPost = (endpoint: string, init: { headers: Record<string, string>; body: Buffer | undefined; timeoutMs: number; lookup: Lookup | null }) => Promise<PushAnswer>;
+
+/** How much of a push service's answer is read: its reason, never a page. */
+const ANSWER_BYTES = 4096;
+
+/**
+ * One POST to a push endpoint over `node:https` (`node:http` for a test service), on a fresh
+ * connection (no pool: every connection passes `lookup`). Rejects on a network failure, on the
+ * lookup's refusal (EndpointRefused) and after `timeoutMs` (an Error named TimeoutError).
+ */
+export const postPush: PushPost = (endpoint, init) =>
+  new Promise((resolve, reject) => {
+    const url = new URL(endpoint);
+    const transport = url.protocol === "https:" ? https() : http;
+    const headers = { ...init.headers, "content-length": String(init.body?.length ?? 0) };
+    const req = transport.request(url, { method: "POST", headers, agent: false, ...(init.lookup ? { lookup: init.lookup } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (size >= ANSWER_BYTES) return;
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.once("end", () => {
+        clearTimeout(timer);
+        const retryAfter = res.headers["retry-after"];
+        resolve({ status: res.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null, body: Buffer.concat(chunks).subarray(0, ANSWER_BYTES).toString("utf8") });
+      });
+      res.once("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error("timed out"), { name: "TimeoutError" })), init.timeoutMs);
+    req.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end(init.body);
+  });
+
+/** `node:https`, loaded on the first push only (as web-push is, below). */
+let httpsModule: typeof import("node:https") | null = null;
+function https(): typeof import("node:https") {
+  httpsModule ??= createRequire(import.meta.url)("node:https") as typeof import("node:https");
+  return httpsModule;
 }
 
 export type SendResult =
@@ -49,7 +115,7 @@ const retriable = (status: number) => status === 429 || status >= 500;
 
 export async function sendPush(sub: StoredSubscription, payload: PushPayload, opts: SendOptions, config: SenderConfig): Promise<SendResult> {
   const delays = config.retryDelaysMs ?? RETRY_DELAYS_MS;
-  const doFetch = config.fetch ?? fetch;
+  const post = config.post ?? postPush;
   const sleep = config.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const label = endpointLabel(sub.endpoint);
   // Loaded on the first push, not at start: web-push and what it pulls in are about 15 MB of a
@@ -68,28 +134,23 @@ export async function sendPush(sub: StoredSubscription, payload: PushPayload, op
   for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
     let wait = delays[attempt - 1] ?? 0;
     try {
-      const res = await doFetch(details.endpoint, {
-        method: "POST",
-        headers,
-        body: details.body ?? undefined,
-        signal: AbortSignal.timeout(config.timeoutMs ?? TIMEOUT_MS),
-        redirect: "error",
-      });
-      const text = await res.text().catch(() => "");
+      const res = await post(details.endpoint, { headers, body: details.body ?? undefined, timeoutMs: config.timeoutMs ?? TIMEOUT_MS, lookup: config.lookup ?? null });
       if (res.status >= 200 && res.status < 300) return { outcome: "sent", status: res.status, attempts: attempt };
       if (res.status === 404 || res.status === 410) {
         config.log?.(`push: ${label} is gone (${res.status}); its subscription is removed`);
         return { outcome: "gone", status: res.status, attempts: attempt };
       }
-      const reason = `${res.status} ${shortReason(text, sub.endpoint)}`.trim();
+      const reason = `${res.status} ${shortReason(res.body, sub.endpoint)}`.trim();
       last = { outcome: "failed", status: res.status, reason, attempts: attempt };
       if (!retriable(res.status)) break;
-      const after = Number(res.headers.get("retry-after"));
+      const after = Number(res.retryAfter);
       if (res.status === 429 && Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, Math.max(0, ...delays));
     } catch (err) {
       const e = err as Error;
-      const why = e.name === "TimeoutError" ? "timed out" : `network: ${(e.cause as Error | undefined)?.message ?? e.message}`;
+      const why = e.name === "TimeoutError" ? "timed out" : e instanceof EndpointRefused ? `refused: ${e.message}` : `network: ${(e.cause as Error | undefined)?.message ?? e.message}`;
       last = { outcome: "failed", status: null, reason: scrub(why, sub.endpoint), attempts: attempt };
+      // The address rule does not change its mind in a second: nothing is connected, nothing retried.
+      if (e instanceof EndpointRefused) break;
     }
     if (attempt <= delays.length) await sleep(wait);
   }

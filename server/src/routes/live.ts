@@ -18,6 +18,25 @@ import { phoneSchema } from "./schemas.ts";
 
 const checkClientMessage = Compile(ClientMessage);
 const MAX_WATCHED = 64;
+/**
+ * A live socket is pinged this often; one that has not answered the previous ping is closed, so a
+ * phone that went away without a word (its network gone) frees its place under the device's cap
+ * (connections.ts) within two beats. Browsers answer pings by themselves.
+ */
+export const HEARTBEAT_MS = 30_000;
+
+/** Pings `socket` every `everyMs` and closes it when a ping went unanswered; returns the stop. */
+export function heartbeat(socket: WebSocket, everyMs = HEARTBEAT_MS): () => void {
+  let answered = true;
+  const timer = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, everyMs);
+  timer.unref();
+  socket.on("pong", () => (answered = true));
+  return () => clearInterval(timer);
+}
 
 export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
   fastify.withTypeProvider<TypeBoxTypeProvider>().route({
@@ -30,6 +49,10 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
       sendError(reply, "not-found", "This is Collie's WebSocket; connect with an upgrade.");
     },
     wsHandler: (socket: WebSocket, req) => {
+    // A live WebSocket of this device, counted against its cap (connections.ts); the gate refused
+    // one over it, and one that raced past the gate is closed here.
+    if (!fastify.collieConnections.claimWebSocket(req.socket, req.device?.id ?? null)) return;
+    const stopBeating = heartbeat(socket);
     const client: LiveClient = {
       deviceId: req.device?.id ?? null,
       close: (code, reason) => socket.close(code, reason),
@@ -72,7 +95,10 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
         if (detail && client.watching.has(key)) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
       });
     });
-    socket.on("close", () => deps.live.remove(client));
+    socket.on("close", () => {
+      stopBeating();
+      deps.live.remove(client);
+    });
     },
   });
 }

@@ -1,27 +1,14 @@
 /**
- * Paired devices (X-1): a phone trades a short-lived one-time pairing code for a device token.
- * Collie keeps only hashes of both; codes expire after 10 minutes, die when used, and every code
- * dies after a few wrong tries; a revoked device is refused at its next request (and its open
- * WebSocket is closed by the gate).
+ * Paired devices (X-1): a phone trades a one-time pairing code (one-time-codes.ts) for a device
+ * token. Collie keeps only hashes of both; a revoked device is refused at its next request (and its
+ * open WebSocket is closed by the gate).
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { StatementSync } from "node:sqlite";
 import type { StateDb } from "../store/db.ts";
+import { hash, OneTimeCodes } from "./one-time-codes.ts";
 
-
-/** How long a pairing code lives. */
-export const CODE_TTL_MS = 10 * 60 * 1000;
-/** Wrong tries (from anywhere) within the code's lifetime after which every open code dies. */
-export const MAX_WRONG_TRIES = 5;
-/** Wrong tries from one source within a code's lifetime after which it is refused outright. */
-export const MAX_WRONG_TRIES_PER_SOURCE = 3;
-
-/** Peer addresses of this machine: per-address counting skips them (net/loopback.ts). */
-export { isLoopbackAddress } from "../net/loopback.ts";
-
-// Crockford-style alphabet: no 0/O, 1/I/L confusion when typed from a screen.
-const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
-
-export const hash = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
+export { CODE_TTL_MS, hash, MAX_WRONG_TRIES } from "./one-time-codes.ts";
 
 /** A phone, or a lead Collie of a crew (C-1) that reads and acts here as a phone does. */
 export type DeviceKind = "phone" | "crew-lead";
@@ -41,47 +28,34 @@ export type PairResult =
 export class Devices {
   readonly #state: StateDb;
   readonly #now: () => number;
+  readonly #codes: OneTimeCodes;
   readonly #revoked = new Set<(id: string) => void>();
+  /**
+   * The gate's lookup, prepared once: every request checks a token, and preparing the statement
+   * each time cost about 15 times the lookup itself (a flood of requests spent most of its time
+   * there, issue 38, item 7).
+   */
+  #byToken: StatementSync | null = null;
+  #seen: StatementSync | null = null;
 
   constructor(state: StateDb, now: () => number = Date.now) {
     this.#state = state;
     this.#now = now;
+    this.#codes = new OneTimeCodes(state, { table: "pairing_codes", groups: 2 }, now);
   }
 
   /** A new one-time code, e.g. `K7F3-Q2ZP`; only its hash is kept. */
   createCode(): { code: string; expiresAt: number } {
-    const code = newCode(2);
-    const now = this.#now();
-    const expiresAt = now + CODE_TTL_MS;
-    this.#state.db.prepare("INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES (?, ?, ?)").run(hash(normalize(code)), now, expiresAt);
-    return { code, expiresAt };
+    return this.#codes.create();
   }
 
   /**
-   * Trades a code for a device token. `source` identifies the caller for the per-source limit;
-   * null for a caller that cannot be told apart (a front door's loopback): then only the global
-   * limit counts.
+   * Trades a code for a device token. `guesser` is who sends it (`guesserOf`): too many wrong codes
+   * lock that guesser out for a while, never the code (one-time-codes.ts).
    */
-  pair(code: string, name: string, source: string | null): PairResult {
-    const db = this.#state.db;
-    const now = this.#now();
-    db.prepare("DELETE FROM pairing_codes WHERE expires_at < ?").run(now - CODE_TTL_MS);
-    db.prepare("DELETE FROM pairing_failures WHERE at < ?").run(now - CODE_TTL_MS);
-    if (source !== null) {
-      const fromSource = (db.prepare("SELECT COUNT(*) AS n FROM pairing_failures WHERE source = ?").get(source) as { n: number }).n;
-      if (fromSource >= MAX_WRONG_TRIES_PER_SOURCE) return { ok: false, reason: "too-many-tries" };
-    }
-    const h = hash(normalize(code));
-    const row = db.prepare("SELECT code_hash, expires_at FROM pairing_codes WHERE code_hash = ?").get(h) as { code_hash: string; expires_at: number } | undefined;
-    if (!row) {
-      db.prepare("INSERT INTO pairing_failures (at, source) VALUES (?, ?)").run(now, source ?? "front-door");
-      const total = (db.prepare("SELECT COUNT(*) AS n FROM pairing_failures").get() as { n: number }).n;
-      // Guessing: after a few wrong tries in total, every open code dies (a new `collie pair` is needed).
-      if (total >= MAX_WRONG_TRIES) db.prepare("DELETE FROM pairing_codes").run();
-      return { ok: false, reason: "wrong-code" };
-    }
-    db.prepare("DELETE FROM pairing_codes WHERE code_hash = ?").run(h); // one-time
-    if (row.expires_at < now) return { ok: false, reason: "expired" };
+  pair(code: string, name: string, guesser: string): PairResult {
+    const r = this.#codes.redeem(code, guesser);
+    if (!r.ok) return { ok: false, reason: r.reason === "wrong" ? "wrong-code" : r.reason };
     return { ok: true, ...this.issue(name, "phone") };
   }
 
@@ -98,12 +72,16 @@ export class Devices {
   check(token: string | undefined): Device | null {
     if (!token || token.length > 256) return null;
     const h = hash(token);
-    const row = this.#state.db.prepare("SELECT id, name, kind, token_hash, created_at, last_seen FROM devices WHERE token_hash = ?").get(h) as
+    this.#byToken ??= this.#state.db.prepare("SELECT id, name, kind, token_hash, created_at, last_seen FROM devices WHERE token_hash = ?");
+    const row = this.#byToken.get(h) as
       | { id: string; name: string; kind: DeviceKind; token_hash: string; created_at: number; last_seen: number }
       | undefined;
     if (!row || !timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(h, "hex"))) return null;
     const now = this.#now();
-    if (now - row.last_seen > 60_000) this.#state.db.prepare("UPDATE devices SET last_seen = ? WHERE id = ?").run(now, row.id);
+    if (now - row.last_seen > 60_000) {
+      this.#seen ??= this.#state.db.prepare("UPDATE devices SET last_seen = ? WHERE id = ?");
+      this.#seen.run(now, row.id);
+    }
     return { id: row.id, name: row.name, kind: row.kind, createdAt: row.created_at, lastSeen: row.last_seen };
   }
 
@@ -128,19 +106,6 @@ export class Devices {
 /** How the audit log names a device: a phone by its id, a crew lead by its name and id (C-1). */
 export function auditName(device: Device): string {
   return device.kind === "crew-lead" ? `crew lead ${device.name} (${device.id})` : device.id;
-}
-
-/** A random code of `groups` groups of four characters, e.g. `K7F3-Q2ZP`. */
-export function newCode(groups: number): string {
-  const bytes = randomBytes(groups * 4);
-  let raw = "";
-  for (const b of bytes) raw += ALPHABET[b % ALPHABET.length];
-  return raw.match(/.{4}/g)!.join("-");
-}
-
-/** A code as typed: case and separators do not matter. */
-export function normalize(code: string): string {
-  return code.toUpperCase().replace(/[^0-9A-Z]/g, "");
 }
 
 function cleanName(name: string, fallback: string): string {

@@ -23,6 +23,8 @@ export interface GateOptions {
   extraHosts: readonly string[];
   /** The port Collie listens on, once known (loopback hosts must name it). */
   port: () => number | null;
+  /** Whether a device may open one more live WebSocket (connections.ts); every upgrade may when absent. */
+  mayOpenWebSocket?: (device: string) => boolean;
 }
 
 declare module "fastify" {
@@ -60,6 +62,25 @@ export function originAllowed(origin: string, host: string | undefined, opts: Pi
   return url.host.toLowerCase() === (host ?? "").toLowerCase() && hostAllowed(url.host, opts);
 }
 
+/** The Strict-Transport-Security a Collie reached over https sends: a year, this name only. */
+export const HSTS = "max-age=31536000";
+
+/**
+ * True when the request reached Collie over https: through the configured front door (its Host is
+ * one of `--allow-host`'s names, docs/deployment.md) saying so with `X-Forwarded-Proto: https`, as
+ * Caddy and `tailscale serve` do. A loopback name is never https: HSTS is for the front door's name.
+ */
+export function reachedOverHttps(req: Pick<FastifyRequest, "headers" | "protocol">, extraHosts: readonly string[]): boolean {
+  if (req.protocol === "https") return true;
+  const proto = req.headers["x-forwarded-proto"];
+  if ((Array.isArray(proto) ? proto.at(-1) : proto)?.split(",").at(-1)?.trim().toLowerCase() !== "https") return false;
+  const host = req.headers.host?.trim().toLowerCase() ?? "";
+  return extraHosts.some((extra) => {
+    const e = extra.toLowerCase();
+    return e === host || (!e.includes(":") && host.replace(/:\d+$/, "") === e);
+  });
+}
+
 /** Reads the device token from an Authorization bearer header or the cookie (parsed by @fastify/cookie). */
 export function deviceToken(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
@@ -90,6 +111,11 @@ export function installGate(app: FastifyInstance, opts: GateOptions): void {
     if (req.routeOptions.config.access === "public") return;
     const device = opts.devices.check(deviceToken(req));
     if (!device) return refuse(reply, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
+    // A device at its cap of live WebSockets is refused here, before the handshake and the
+    // snapshot: a flood of them costs an answer each, not a socket (issue 38, item 7).
+    if (isUpgrade && opts.mayOpenWebSocket && !opts.mayOpenWebSocket(device.id)) {
+      return refuse(reply, "too-many-connections", "This device has too many live connections to Collie open. Close one, or wait a minute.");
+    }
     req.device = device;
   });
 }

@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { isLoopbackAddress, type Devices } from "./devices.ts";
+import type { Devices } from "./devices.ts";
+import { guesserOf, refusal } from "./one-time-codes.ts";
 import { DEVICE_COOKIE } from "./gate.ts";
 import { DEVICE, PUBLIC } from "./access.ts";
 import { sendError } from "../errors.ts";
@@ -18,16 +19,12 @@ const COOKIE_MAX_AGE_S = 10 * 365 * 24 * 3600;
 export async function pairRoutes(fastify: FastifyInstance, devices: Devices): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(PHONE_ROUTES.pair.path, { ...PUBLIC, ...phoneSchema("pair") }, async (req, reply) => {
-    // A loopback peer may be any client of a front door: only the global limit counts for it.
-    const source = isLoopbackAddress(req.ip) ? null : req.ip;
-    const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), source);
+    // Who is guessing: the peer, or the client its front door forwarded (one-time-codes.ts).
+    const guesser = guesserOf(req.ip, req.headers["x-forwarded-for"]);
+    const result = devices.pair(req.body.code, req.body.name ?? String(req.headers["user-agent"] ?? "Phone").slice(0, 64), guesser);
     if (!result.ok) {
-      const message = result.reason === "expired"
-        ? "This pairing code has expired. Run `collie pair` again."
-        : result.reason === "too-many-tries"
-          ? "Too many wrong codes. Wait a few minutes, then run `collie pair` again."
-          : "This pairing code is not valid. Run `collie pair` again.";
-      return sendError(reply, `pairing-${result.reason}` as const, message);
+      const r = refusal("pairing", result.reason === "wrong-code" ? "wrong" : result.reason);
+      return sendError(reply, r.code, r.message);
     }
     const secure = req.protocol === "https" || req.headers["x-forwarded-proto"] === "https";
     reply.header("set-cookie", `${DEVICE_COOKIE}=${result.token}; Path=/; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`);

@@ -1,7 +1,9 @@
 /**
- * sources.json (D-1): which durable agents Collie connects to. Parsing is strict and every error
- * names the file, the entry and the field; a token is resolved here (inline, `env:NAME` or
- * `file:PATH`) and never appears in an error.
+ * sources.json (D-1): which durable agents Collie connects to. Its shape is a TypeBox schema
+ * (`SourcesFile`, the types derived from it); what a schema cannot say (a name used twice, socket or
+ * url, the URL's rules, the token's value) is checked after it. Every error is one line naming the
+ * file, the entry and the field; a token is resolved here (inline, `env:NAME` or `file:PATH`) and
+ * never appears in an error.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -9,6 +11,8 @@ import { isAbsolute, resolve, dirname } from "node:path";
 import type { Endpoint } from "../agents/client.ts";
 import { locateJsonError } from "./json-error.ts";
 import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
+import { Type, type Static } from "typebox";
+import { Compile } from "typebox/compile";
 
 /** One durable agent as sources.json names it, with its token resolved. */
 export interface AgentSource {
@@ -123,60 +127,114 @@ export function parseConfig(json: unknown, path: string, env: NodeJS.ProcessEnv 
   const fail = (where: string, why: string): never => {
     throw new SourcesError(`${path}: ${where}: ${why}`);
   };
-  if (typeof json !== "object" || json === null || Array.isArray(json)) fail("top level", "must be an object like {\"durable\": [...]}");
-  const root = json as Record<string, unknown>;
-  for (const key of Object.keys(root)) if (key !== "durable" && key !== "crew" && key !== "$schema") fail(key, "is not a field of sources.json (expected \"durable\" or \"crew\")");
-  return { durable: parseDurable(root, path, env, fail), crew: parseCrew(root, path, env, fail) };
+  // The shape first, by the schema; then what a schema cannot say (names used twice, socket or
+  // url, the URL's rules, the token's value), entry by entry.
+  const shape = schemaProblem(json);
+  if (shape) fail(shape.where, shape.why);
+  const file = json as SourcesFile;
+  return { durable: parseDurable(file.durable ?? [], path, env, fail), crew: parseCrew(file.crew ?? [], path, env, fail) };
 }
 
 type Fail = (where: string, why: string) => never;
 
-function parseDurable(root: Record<string, unknown>, path: string, env: NodeJS.ProcessEnv, fail: Fail): AgentSource[] {
-  const list = root.durable ?? [];
-  if (!Array.isArray(list)) fail("durable", "must be an array of agents");
+const NAME_WORDS = "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+const Name = Type.String({ pattern: NAME.source });
+/** A secret as sources.json names it: inline, `env:NAME` or `file:PATH`. */
+const Secret = Type.String({ minLength: 1 });
+const Ca = Type.String({ pattern: "^file:" });
+const DurableEntry = Type.Object({
+  name: Name,
+  socket: Type.Optional(Type.String({ minLength: 1 })),
+  url: Type.Optional(Type.String()),
+  token: Type.Optional(Secret),
+  ca: Type.Optional(Ca),
+  comment: Type.Optional(Type.Unknown()),
+}, { additionalProperties: false });
+const CrewEntry = Type.Object({
+  name: Name,
+  url: Type.String(),
+  token: Secret,
+  ca: Type.Optional(Ca),
+  comment: Type.Optional(Type.Unknown()),
+}, { additionalProperties: false });
+
+/** sources.json's shape (D-1, C-1; `sources.example.json` documents every field). */
+export const SourcesFile = Type.Object({
+  $schema: Type.Optional(Type.Unknown()),
+  durable: Type.Optional(Type.Array(DurableEntry)),
+  crew: Type.Optional(Type.Array(CrewEntry)),
+}, { additionalProperties: false });
+export type SourcesFile = Static<typeof SourcesFile>;
+type DurableEntry = Static<typeof DurableEntry>;
+type CrewEntry = Static<typeof CrewEntry>;
+
+const checkShape = Compile(SourcesFile);
+
+/** What each list says of itself and of its entries' fields, in the words the errors use. */
+const LISTS = {
+  durable: {
+    notArray: "must be an array of agents",
+    unknownField: "is not a field of a durable agent (name, socket, url, token, ca)",
+    fields: { name: NAME_WORDS, socket: "must be a path", url: "must be a URL", token: "must be a string (inline, env:NAME or file:PATH)", ca: "must be file:PATH to a PEM certificate" } as Record<string, string>,
+    missing: {} as Record<string, string>,
+  },
+  crew: {
+    notArray: "must be an array of member machines",
+    unknownField: "is not a field of a crew member (name, url, token, ca)",
+    fields: { name: NAME_WORDS, url: "must be a URL", token: "must be a string (inline, env:NAME or file:PATH)", ca: "must be file:PATH to a PEM certificate" } as Record<string, string>,
+    missing: { token: "is required: the crew credential `collie crew join` stored (inline, env:NAME or file:PATH)" } as Record<string, string>,
+  },
+} as const;
+
+/**
+ * The first thing the schema refuses in `json`, in sources.json's one-line words: where (the list,
+ * the entry, its name once that is valid, the field) and why. Of several, an unknown field comes
+ * first, then the name, then the schema's order (as the checks ran before the schema).
+ */
+function schemaProblem(json: unknown): { where: string; why: string } | null {
+  if (checkShape.Check(json)) return null;
+  const errors = [...checkShape.Errors(json)];
+  const rank = (e: { keyword: string; instancePath: string; params: unknown }) =>
+    e.keyword === "boolean" ? 0 : /\/name$/.test(e.instancePath) || ((e.params as { requiredProperties?: string[] }).requiredProperties ?? []).includes("name") ? 1 : 2;
+  const first = errors.map((e, i) => ({ e, i })).sort((x, y) => rank(x.e) - rank(y.e) || x.i - y.i)[0]!.e;
+  const parts = first.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (parts.length === 0) return { where: "top level", why: "must be an object like {\"durable\": [...]}" };
+  const list = parts[0]!;
+  if (list !== "durable" && list !== "crew") return { where: list, why: "is not a field of sources.json (expected \"durable\" or \"crew\")" };
+  const words = LISTS[list];
+  if (parts.length === 1) return { where: list, why: words.notArray };
+  const at = `${list}[${parts[1]}]`;
+  if (parts.length === 2 && first.keyword !== "required") return { where: at, why: "must be an object" };
+  const entry = ((json as Record<string, unknown[]>)[list]![Number(parts[1])] ?? {}) as Record<string, unknown>;
+  const named = typeof entry.name === "string" && NAME.test(entry.name) ? `${at} (${entry.name})` : at;
+  const field = parts[2] ?? ((first.params as { requiredProperties?: string[] }).requiredProperties ?? [])[0] ?? "";
+  if (first.keyword === "boolean") return { where: `${at}.${field}`, why: words.unknownField };
+  if (field === "name") return { where: `${at}.name`, why: NAME_WORDS };
+  if (first.keyword === "required" && words.missing[field]) return { where: `${named}.${field}`, why: words.missing[field]! };
+  return { where: `${named}.${field}`, why: words.fields[field] ?? "has the wrong type" };
+}
+
+function parseDurable(list: DurableEntry[], path: string, env: NodeJS.ProcessEnv, fail: Fail): AgentSource[] {
   const seen = new Set<string>();
-  return (list as unknown[]).map((raw, i) => {
-    const at = `durable[${i}]`;
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail(at, "must be an object");
-    const e = raw as Record<string, unknown>;
-    const known = new Set(["name", "socket", "url", "token", "ca", "comment"]);
-    for (const key of Object.keys(e)) if (!known.has(key)) fail(`${at}.${key}`, "is not a field of a durable agent (name, socket, url, token, ca)");
-    if (typeof e.name !== "string" || !NAME.test(e.name)) fail(`${at}.name`, "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-    const name = e.name as string;
-    const named = `${at} (${name})`;
-    if (seen.has(name)) fail(`${named}.name`, "is used by an earlier entry");
-    seen.add(name);
-    const hasSocket = e.socket !== undefined;
-    const hasUrl = e.url !== undefined;
-    if (hasSocket === hasUrl) fail(named, "needs exactly one of \"socket\" or \"url\"");
-    if (hasSocket) {
-      if (typeof e.socket !== "string" || e.socket.length === 0) fail(`${named}.socket`, "must be a path");
+  return list.map((e, i) => {
+    const named = `durable[${i}] (${e.name})`;
+    if (seen.has(e.name)) fail(`${named}.name`, "is used by an earlier entry");
+    seen.add(e.name);
+    if ((e.socket !== undefined) === (e.url !== undefined)) fail(named, "needs exactly one of \"socket\" or \"url\"");
+    if (e.socket !== undefined) {
       if (e.token !== undefined) fail(`${named}.token`, "is only for url entries: a socket is private to its owner");
-      const socket = isAbsolute(e.socket as string) ? (e.socket as string) : resolve(dirname(path), e.socket as string);
-      return { name, endpoint: { kind: "socket", path: socket }, key: `socket:${socket}` };
+      const socket = isAbsolute(e.socket) ? e.socket : resolve(dirname(path), e.socket);
+      return { name: e.name, endpoint: { kind: "socket", path: socket }, key: `socket:${socket}` };
     }
-    if (typeof e.url !== "string") fail(`${named}.url`, "must be a URL");
-    let url: URL;
-    try {
-      url = new URL(e.url as string);
-    } catch {
-      return fail(`${named}.url`, "is not a valid URL");
-    }
+    const url = parseUrl(e.url!, `${named}.url`, fail);
     checkOrigin(url, `${named}.url`, "the agent's", fail);
     if (e.token === undefined) fail(`${named}.token`, "is required for a url entry (inline, env:NAME or file:PATH)");
-    const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
-    const tokenWrong = tokenProblem(token);
-    if (tokenWrong) fail(`${named}.token`, tokenWrong);
+    const token = checkedToken(e.token!, `${named}.token`, path, env, fail);
     const endpoint: Endpoint = { kind: "url", url, token };
-    let caKey = "";
-    if (e.ca !== undefined) {
-      if (typeof e.ca !== "string" || !e.ca.startsWith("file:")) fail(`${named}.ca`, "must be file:PATH to a PEM certificate");
-      endpoint.ca = readFile((e.ca as string).slice(5), `${named}.ca`, path, fail);
-      caKey = e.ca as string;
-    }
+    if (e.ca !== undefined) endpoint.ca = readFile(e.ca.slice(5), `${named}.ca`, path, fail);
     // The key says whether the entry changed; the token enters it only as a hash.
     const tokenHash = createHash("sha256").update(token).digest("hex");
-    return { name, endpoint, key: `url:${url.origin}|${tokenHash}|${caKey}` };
+    return { name: e.name, endpoint, key: `url:${url.origin}|${tokenHash}|${e.ca ?? ""}` };
   });
 }
 
@@ -184,43 +242,36 @@ function parseDurable(root: Record<string, unknown>, path: string, env: NodeJS.P
  * The `crew` entries (C-1): `{name, url, token, ca?}`. The url is the member's front door; the
  * token is the crew credential `collie crew join` stored (inline, env:NAME or file:PATH).
  */
-function parseCrew(root: Record<string, unknown>, path: string, env: NodeJS.ProcessEnv, fail: Fail): CrewSource[] {
-  const list = root.crew ?? [];
-  if (!Array.isArray(list)) fail("crew", "must be an array of member machines");
+function parseCrew(list: CrewEntry[], path: string, env: NodeJS.ProcessEnv, fail: Fail): CrewSource[] {
   const seen = new Set<string>();
-  return (list as unknown[]).map((raw, i) => {
-    const at = `crew[${i}]`;
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail(at, "must be an object");
-    const e = raw as Record<string, unknown>;
-    const known = new Set(["name", "url", "token", "ca", "comment"]);
-    for (const key of Object.keys(e)) if (!known.has(key)) fail(`${at}.${key}`, "is not a field of a crew member (name, url, token, ca)");
-    if (typeof e.name !== "string" || !NAME.test(e.name)) fail(`${at}.name`, "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-    const name = e.name as string;
-    const named = `${at} (${name})`;
-    if (seen.has(name)) fail(`${named}.name`, "is used by an earlier entry");
-    seen.add(name);
-    if (typeof e.url !== "string") fail(`${named}.url`, "must be a URL");
-    let url: URL;
-    try {
-      url = new URL(e.url as string);
-    } catch {
-      return fail(`${named}.url`, "is not a valid URL");
-    }
+  return list.map((e, i) => {
+    const named = `crew[${i}] (${e.name})`;
+    if (seen.has(e.name)) fail(`${named}.name`, "is used by an earlier entry");
+    seen.add(e.name);
+    const url = parseUrl(e.url, `${named}.url`, fail);
     checkOrigin(url, `${named}.url`, "the member's", fail);
-    if (e.token === undefined) fail(`${named}.token`, "is required: the crew credential `collie crew join` stored (inline, env:NAME or file:PATH)");
-    const token = resolveSecret(e.token, `${named}.token`, path, env, fail);
-    const tokenWrong = tokenProblem(token);
-    if (tokenWrong) fail(`${named}.token`, tokenWrong);
-    const member: CrewSource = { name, url, token, key: "" };
-    let caKey = "";
-    if (e.ca !== undefined) {
-      if (typeof e.ca !== "string" || !e.ca.startsWith("file:")) fail(`${named}.ca`, "must be file:PATH to a PEM certificate");
-      member.ca = readFile((e.ca as string).slice(5), `${named}.ca`, path, fail);
-      caKey = e.ca as string;
-    }
-    member.key = `crew:${url.origin}|${createHash("sha256").update(token).digest("hex")}|${caKey}`;
+    const token = checkedToken(e.token, `${named}.token`, path, env, fail);
+    const member: CrewSource = { name: e.name, url, token, key: "" };
+    if (e.ca !== undefined) member.ca = readFile(e.ca.slice(5), `${named}.ca`, path, fail);
+    member.key = `crew:${url.origin}|${createHash("sha256").update(token).digest("hex")}|${e.ca ?? ""}`;
     return member;
   });
+}
+
+function parseUrl(text: string, where: string, fail: Fail): URL {
+  try {
+    return new URL(text);
+  } catch {
+    return fail(where, "is not a valid URL");
+  }
+}
+
+/** The token an entry names, resolved (inline, env:NAME or file:PATH), that HTTP can carry. */
+function checkedToken(value: string, where: string, path: string, env: NodeJS.ProcessEnv, fail: Fail): string {
+  const token = resolveSecret(value, where, path, env, fail);
+  const wrong = tokenProblem(token);
+  if (wrong) fail(where, wrong);
+  return token;
 }
 
 /** An https origin (http only on loopback), without credentials or a path. */
@@ -231,8 +282,7 @@ function checkOrigin(url: URL, where: string, whose: string, fail: Fail): void {
   if (url.pathname !== "/" || url.search || url.hash) fail(where, `must be ${whose} origin, without a path`);
 }
 
-function resolveSecret(value: unknown, where: string, path: string, env: NodeJS.ProcessEnv, fail: (w: string, why: string) => never): string {
-  if (typeof value !== "string" || value.length === 0) return fail(where, "must be a string (inline, env:NAME or file:PATH)");
+function resolveSecret(value: string, where: string, path: string, env: NodeJS.ProcessEnv, fail: Fail): string {
   if (value.startsWith("env:")) {
     const name = value.slice(4);
     const v = env[name];

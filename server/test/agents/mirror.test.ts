@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Ask, EventsPage, Item, PaneSummary } from "@colliepwa/durable-sdk/wire";
-import { AgentMirror } from "../../src/agents/mirror.ts";
+import { AgentMirror, type MirrorChange } from "../../src/agents/mirror.ts";
 
 const T = (min: number) => new Date(Date.UTC(2026, 11, 2, 14, min)).toISOString();
 const summary = (id: string, activeAt: string, over: Partial<PaneSummary> = {}): PaneSummary => ({
@@ -48,5 +48,30 @@ describe("a conversation's last activity (P-5)", () => {
     const ask = { kind: "text", id: "0123456789abcdef0123456789abcdef", revision: "0123456789abcdef", paneId: "a", toolCallId: "c", itemId: "a2", title: "Why?", createdAt: T(7) } as unknown as Ask;
     mirror.apply({ cursor: "c5", reset: false, views: [], events: [{ seq: 4, type: "ask", pane: "a", ask }] });
     assert.equal(activeAt(mirror, "a"), T(7));
+  });
+});
+
+describe("an ask that arrives inside a view (issue 38, item 4)", () => {
+  const ask = (pane: string, id: string): Ask => ({ kind: "text", id, revision: "0123456789abcdef", paneId: pane, toolCallId: `call-${id}`, itemId: "i1", title: "Which order?", limit: 500, createdAt: T(2) }) as unknown as Ask;
+  const A1 = "a".repeat(32);
+  const A2 = "b".repeat(32);
+
+  test("a new pane whose view already holds an ask (raised in the same tick) reports that ask once", () => {
+    const changes: MirrorChange[] = [];
+    const mirror = new AgentMirror("desk", (c) => changes.push(c));
+    mirror.apply({ cursor: "c1", reset: true, layout: layout([summary("old", T(1))]) as EventsPage["layout"], views: [{ pane: summary("old", T(1)), items: [], itemsCut: false, asks: [] }], events: [] });
+    changes.length = 0;
+    // The SDK sends a pane created after the reader's cursor as a whole view, with its open asks.
+    mirror.apply({
+      cursor: "c2", reset: false,
+      layout: layout([summary("old", T(1)), summary("new", T(2), { state: "waiting", openAsks: 1 })]) as EventsPage["layout"],
+      views: [{ pane: summary("new", T(2), { state: "waiting", openAsks: 1 }), items: [], itemsCut: false, asks: [ask("new", A1)] }],
+      events: [],
+    });
+    assert.deepEqual(changes.filter((c) => c.type === "ask").map((c) => c.type === "ask" && [c.paneId, c.ask.id]), [["new", A1]]);
+    // The same view again (a re-read) brings nothing new; a second ask in it does.
+    changes.length = 0;
+    mirror.applyView({ pane: summary("new", T(2)), items: [], itemsCut: false, asks: [ask("new", A1), ask("new", A2)] });
+    assert.deepEqual(changes.filter((c) => c.type === "ask").map((c) => c.type === "ask" && c.ask.id), [A2]);
   });
 });

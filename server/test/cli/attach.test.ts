@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
-import { collie } from "../helpers/cli.ts";
+import { collie, collieProcess } from "../helpers/cli.ts";
 import { closeAllDaemons, TestDaemon, writeSources } from "../helpers/daemon.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 
@@ -120,5 +120,56 @@ describe("collie durable attach (D-6)", () => {
     assert.equal(row.reach, "local");
     await until(() => d.daemon.sourcesProblem === null, "no sources problem");
     assert.ok(!d.logs.some((l) => l.includes("keeping the last good sources")), "the daemon never saw a half-written file");
+  });
+
+  test("a token HTTP cannot carry, given inline or in a file:, is refused with one line and nothing is written (issue 38, item 1)", async () => {
+    const dir = tempDir();
+    const absent = join(dir, "new", "sources.json");
+    const sources = join(dir, "sources.json");
+    const original = `${JSON.stringify({ durable: [{ name: "keep", socket: "/run/keep.sock" }] }, null, 2)}\n`;
+    writeFileSync(sources, original, { mode: 0o600 });
+    const tokenFile = join(dir, "desk.token");
+    writeFileSync(tokenFile, "desk-token-0123456789€\n");
+    const cases: [string, RegExp][] = [
+      ["desk-token-0123456789€", /^collie: .*durable\[\d\] \(desk\)\.token: must be printable ASCII without spaces \(letters, digits and punctuation\)\n$/],
+      ["desk token 0123456789ab", /\.token: must be printable ASCII/],
+      ["desk-token-0123456789\u0007", /\.token: must be printable ASCII/],
+      [`file:${tokenFile}`, /^collie: .*durable\[\d\] \(desk\)\.token: must be printable ASCII without spaces \(letters, digits and punctuation\)\n$/],
+    ];
+    for (const [token, says] of cases) {
+      for (const file of [sources, absent]) {
+        const r = await collie(["durable", "attach", "desk", "--url", "https://agent.example", "--token", token, "--sources", file]);
+        assert.equal(r.code, 1, `${token}: ${r.stderr}`);
+        assert.match(r.stderr, says, token);
+        assert.equal(r.stderr.split("\n").filter(Boolean).length, 1, "one line");
+        assert.equal(r.stdout, "");
+        assert.ok(!r.stderr.includes("0123456789"), "no character of the token");
+      }
+      assert.equal(readFileSync(sources, "utf8"), original, `${token} changed the file`);
+      assert.deepEqual(readdirSync(dir).sort(), ["desk.token", "sources.json"], `${token} left a file or a folder behind`);
+    }
+  });
+
+  test("collie serve with a url agent whose file: token holds such a character says which field, keeps running and connects to nothing", async () => {
+    const dir = tempDir();
+    const sources = join(dir, "sources.json");
+    writeFileSync(join(dir, "desk.token"), "desk-token-0123456789€");
+    writeFileSync(sources, JSON.stringify({ durable: [{ name: "desk", url: "https://127.0.0.1:9", token: "file:desk.token" }] }));
+    const proc = collieProcess(["serve", "--sources", sources, "--state-dir", join(dir, "state"), "--port", "0"]);
+    let out = "";
+    proc.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+    proc.stderr!.setEncoding("utf8").on("data", (c: string) => (out += c));
+    try {
+      const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], () => `the listening line: ${out}`);
+      assert.match(out, /durable\[0\] \(desk\)\.token: must be printable ASCII without spaces \(letters, digits and punctuation\) \(keeping the last good sources\)/);
+      assert.ok(!out.includes("0123456789"), "no character of the token");
+      assert.equal((await fetch(`${url}/api/health`)).status, 200);
+      const agents = await collie(["agents", "--state-dir", join(dir, "state")]);
+      assert.equal(agents.stdout.trim(), "no durable agents attached");
+      assert.equal(proc.exitCode, null);
+    } finally {
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+    }
   });
 });

@@ -54,7 +54,7 @@ before(async () => {
     stateDir: join(dir, "lead"),
     log: () => {},
     tuning: { waitMs: 500, retryDelaysMs: [50, 100] },
-    push: { allowHttpEndpoints: true, retryDelaysMs: [5], host: "lead" },
+    push: { allowLocalEndpoints: true, retryDelaysMs: [5], host: "lead" },
   });
   leadUrl = await lead.app.listen({ host: "127.0.0.1", port: 0 });
   const paired = lead.devices.pair(lead.devices.createCode().code, "lead phone", "test");

@@ -26,6 +26,8 @@ import {
 } from "../../../sdk/test/helpers/fuzz.ts";
 import { pool, rawRequest, RawHang, RawNoReply, requestBytes } from "../../../sdk/test/helpers/raw-http.ts";
 import { checkSubscription, MAX_SUBSCRIPTIONS } from "../../src/push/subscriptions.ts";
+import { publicOnly } from "../../src/push/endpoints.ts";
+import { NO_NAMES } from "../helpers/resolver.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { FakeAgent } from "../helpers/fake-agent.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
@@ -249,7 +251,8 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
       if (status >= 200 && status < 300) {
         byCode.set(String(status), (byCode.get(String(status)) ?? 0) + 1);
         if (status === 202 && body.held === true) {
-          const id = (JSON.parse(c.body!.toString("utf8")) as { requestId: string }).requestId;
+          // Collie's JSON parser takes a body that starts with a byte order mark, as JSON.parse does not.
+          const id = (JSON.parse(c.body!.toString("utf8").replace(/^\uFEFF/, "")) as { requestId: string }).requestId;
           heldIds.add(id);
         }
         return;
@@ -275,7 +278,7 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
     // Push (U-4): only well-formed subscriptions were kept, never more than the cap.
     const subscriptions = d.daemon.push!.subscriptions.all();
     assert.ok(subscriptions.length <= MAX_SUBSCRIPTIONS, `${subscriptions.length} subscriptions kept`);
-    for (const sub of subscriptions) assert.doesNotThrow(() => checkSubscription(sub, false), `kept ${sub.endpoint.slice(0, 80)}`);
+    for (const sub of subscriptions) assert.doesNotThrow(() => checkSubscription(sub, publicOnly(NO_NAMES)), `kept ${sub.endpoint.slice(0, 80)}`);
     fake.write = () => ({ status: 200, body: { ok: true, turnId: "t-1" } });
     const sent = await d.post("/api/agents/f/panes/f1/send", { requestId: requestId("after"), text: "after the fuzz" });
     assert.deepEqual(sent, { status: 200, body: { ok: true, turnId: "t-1" } });

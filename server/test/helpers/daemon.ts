@@ -7,6 +7,7 @@ import type { AgentSummary, Snapshot } from "@colliepwa/shared";
 import { Daemon, type DaemonOptions } from "../../src/daemon.ts";
 import { until } from "./wait.ts";
 import { authHeaders, DEVICE_TOKENS } from "./tokens.ts";
+import { NO_NAMES } from "./resolver.ts";
 
 export const TUNING = { waitMs: 1000, retryDelaysMs: [50, 100, 200] } as const;
 
@@ -34,7 +35,7 @@ export class TestDaemon {
     this.logs = logs;
   }
 
-  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string; heldLimits?: DaemonOptions["heldLimits"] }): Promise<TestDaemon> {
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string; push?: DaemonOptions["push"]; connectionLimits?: DaemonOptions["connectionLimits"]; extraHosts?: string[]; heldLimits?: DaemonOptions["heldLimits"] }): Promise<TestDaemon> {
     const logs: string[] = [];
     const daemon = await Daemon.create({
       sources: opts.sources,
@@ -43,6 +44,10 @@ export class TestDaemon {
       tuning: opts.tuning ?? { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
       ...(opts.envSocket !== undefined ? { envSocket: opts.envSocket } : {}),
       ...(opts.heldLimits ? { heldLimits: opts.heldLimits } : {}),
+      // Push endpoint names resolve from a table, never through the machine's DNS (endpoints.ts).
+      push: opts.push ?? { resolve: NO_NAMES },
+      ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
+      ...(opts.extraHosts ? { extraHosts: opts.extraHosts } : {}),
     });
     const url = await daemon.app.listen({ host: "127.0.0.1", port: opts.port ?? 0 });
     const t = new TestDaemon(daemon, url, logs);

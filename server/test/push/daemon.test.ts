@@ -73,7 +73,7 @@ async function start(): Promise<void> {
     log: (l) => logs.push(l),
     tuning: { waitMs: 500, retryDelaysMs: [50, 100] },
     redact: true,
-    push: { allowHttpEndpoints: true, retryDelaysMs: [5], host: "studio" },
+    push: { allowLocalEndpoints: true, retryDelaysMs: [5], host: "studio" },
   });
   url = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
   const paired = daemon.devices.pair(daemon.devices.createCode().code, "push test phone", "test");
@@ -261,6 +261,6 @@ describe("a subscription belongs to its device (X-1, U-4)", () => {
     assert.equal(daemon.devices.revoke(other.device.id), true);
     // The fan-out of every push reads exactly this list (push.ts #fanOut).
     assert.deepEqual(daemon.push!.subscriptions.all().map((s) => s.endpoint), [phone.endpoint]);
-    assert.equal(daemon.push!.unregister(tablet.endpoint), false, "the row itself is gone, not only hidden");
+    assert.equal(daemon.push!.subscriptions.remove(tablet.endpoint), false, "the row itself is gone, not only hidden");
   });
 });

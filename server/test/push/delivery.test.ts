@@ -30,7 +30,7 @@ function open(over: Partial<PushOptions> = {}, db = state): PushService {
     log: (l) => logs.push(l),
     host: "studio",
     now: () => clock,
-    allowHttpEndpoints: true,
+    allowLocalEndpoints: true,
     retryDelaysMs: [5, 5],
     ...over,
   });
@@ -53,9 +53,9 @@ afterEach(async () => {
 
 after(() => removeTempDirs());
 
-function subscribe(id: string, p = push): TestSubscriber {
+async function subscribe(id: string, p = push): Promise<TestSubscriber> {
   const sub = makeSubscriber(service.endpoint(id));
-  p.register(sub.json, { device: pairedDevice(state).id });
+  await p.register(sub.json, { device: pairedDevice(state).id });
   return sub;
 }
 
@@ -72,8 +72,8 @@ function open1(req: PushRequest, sub: TestSubscriber, p = push): PushPayload {
 
 describe("an ask's push, decrypted independently", () => {
   test("title, body and data, urgency high, a TTL and a Topic, to every subscription", async () => {
-    const a = subscribe("a");
-    const b = subscribe("b");
+    const a = await subscribe("a");
+    const b = await subscribe("b");
     assert.equal(push.ask(ctx("ask-1")), "pushed");
     await push.idle();
     assert.equal(service.requests.length, 2);
@@ -97,7 +97,7 @@ describe("an ask's push, decrypted independently", () => {
   });
 
   test("an ask with an expiry is kept by the push service only until it expires", async () => {
-    const a = subscribe("a");
+    const a = await subscribe("a");
     push.ask(ctx("ask-1", { expiresAt: new Date(T0 + 90_000).toISOString() }));
     await push.idle();
     assert.equal(service.for("a")[0]!.headers.ttl, "90");
@@ -106,7 +106,7 @@ describe("an ask's push, decrypted independently", () => {
   });
 
   test("the agent's own title, and masking of title and body", async () => {
-    const a = subscribe("a");
+    const a = await subscribe("a");
     const key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     push.ask({ ...ctx("ask-1", { push: { title: "Support desk", line: `uses ${key}` } }), paneTitle: "x" });
     push.ask({ ...ctx("ask-2", { push: undefined, title: `deploy with ${key}` }), paneTitle: `Deploy ${key}`, paneId: "other" });
@@ -123,7 +123,7 @@ describe("an ask's push, decrypted independently", () => {
   test("COLLIE_REDACT off: the push carries the text as it is", async () => {
     push.close();
     push = open({ redact: false });
-    const a = subscribe("a");
+    const a = await subscribe("a");
     push.ask(ctx("ask-1", { push: { line: "token=Zx81Lm9qWw" } }));
     await push.idle();
     const p = open1(service.for("a")[0]!, a);
@@ -131,7 +131,7 @@ describe("an ask's push, decrypted independently", () => {
   });
 
   test("a permission ask's push carries the buttons that answer it: ids, revision, Allow and Deny (issue 30)", async () => {
-    const a = subscribe("a");
+    const a = await subscribe("a");
     const key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     push.ask(ctx("ask-1", {
       kind: "permission", revision: "0123456789abcdef", tool: { name: `deploy ${key}` },
@@ -158,7 +158,7 @@ describe("an ask's push, decrypted independently", () => {
 
 describe("once per tool call (U-3)", () => {
   test("the same ask again pushes nothing; another ask does", async () => {
-    subscribe("a");
+    await subscribe("a");
     assert.equal(push.ask(ctx("ask-1")), "pushed");
     assert.equal(push.ask(ctx("ask-1")), "duplicate");
     assert.equal(push.ask({ ...ctx("ask-1"), paneId: "elsewhere" }), "duplicate");
@@ -173,7 +173,7 @@ describe("once per tool call (U-3)", () => {
     let disk = openStateDb(dir);
     let p = open({}, disk);
     const sub = makeSubscriber(service.endpoint("a"));
-    p.register(sub.json, { device: pairedDevice(disk).id });
+    await p.register(sub.json, { device: pairedDevice(disk).id });
     assert.equal(p.ask(ctx("ask-1")), "pushed");
     await p.idle();
     const key = p.publicKey;
@@ -196,7 +196,7 @@ describe("once per tool call (U-3)", () => {
 
 describe("withdrawing a notification", () => {
   test("a closed ask that pushed sends a silent clear with its tag and topic", async () => {
-    const a = subscribe("a");
+    const a = await subscribe("a");
     push.ask(ctx("ask-1"));
     await push.idle();
     assert.equal(push.askClosed({ agent: "desk", machine: null, paneId: "ticket-5521", askId: "ask-1" }), true);
@@ -213,7 +213,7 @@ describe("withdrawing a notification", () => {
   });
 
   test("an ask skipped by a limit sends no clear either", async () => {
-    subscribe("a");
+    await subscribe("a");
     for (let i = 1; i <= 4; i++) push.ask(ctx(`ask-${i}`));
     await push.idle();
     assert.equal(service.requests.length, 3);
@@ -223,7 +223,7 @@ describe("withdrawing a notification", () => {
 
 describe("limits at the service (U-1)", () => {
   test("the 4th ask of a pane in a minute shows without a push; the 31st of the hour is the many-asks push", async () => {
-    const a = subscribe("a");
+    const a = await subscribe("a");
     const results: string[] = [];
     for (let i = 1; i <= 4; i++) results.push(push.ask(ctx(`p-${i}`)));
     assert.deepEqual(results, ["pushed", "pushed", "pushed", "skipped:pane-minute"]);
@@ -251,9 +251,9 @@ describe("limits at the service (U-1)", () => {
 
 describe("failures (U-4)", () => {
   test("404 and 410 drop the subscription; the others keep theirs", async () => {
-    subscribe("ok");
-    subscribe("gone404");
-    subscribe("gone410");
+    await subscribe("ok");
+    await subscribe("gone404");
+    await subscribe("gone410");
     service.respond("gone404", 404);
     service.respond("gone410", 410);
     push.ask(ctx("ask-1"));
@@ -268,7 +268,7 @@ describe("failures (U-4)", () => {
   });
 
   test("500 is retried with a bound, then logged without the endpoint's secret path; the subscription stays", async () => {
-    subscribe("flaky-secret-path");
+    await subscribe("flaky-secret-path");
     service.respond("flaky-secret-path", 500);
     push.ask(ctx("ask-1"));
     await push.idle();
@@ -283,9 +283,9 @@ describe("failures (U-4)", () => {
   });
 
   test("a 503 then 201 is sent on the retry; 429 is retried too; 400 is not", async () => {
-    subscribe("retry");
-    subscribe("busy");
-    subscribe("bad");
+    await subscribe("retry");
+    await subscribe("busy");
+    await subscribe("bad");
     service.respond("retry", 503, 201);
     service.respond("busy", 429, 201);
     service.respond("bad", 400);
@@ -301,8 +301,8 @@ describe("failures (U-4)", () => {
 
   test("a push service that does not answer is a bounded failure", async () => {
     push.close();
-    push = open({ fetch: async () => { throw new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED 127.0.0.1:9") }); } });
-    subscribe("down");
+    push = open({ post: async () => { throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }); } });
+    await subscribe("down");
     assert.equal(push.ask(ctx("ask-1")), "pushed");
     await push.idle();
     assert.equal(push.subscriptions.health(service.endpoint("down"))?.failures, 1);

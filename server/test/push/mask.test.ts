@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mask, MASK, maskConversation, masker, redactionEnabled, RULES } from "../../src/push/mask.ts";
+import { CUT_RULES, mask, MASK, maskConversation, masker, redactionEnabled, RULES } from "../../src/push/mask.ts";
 
 const len = (s: string) => [...s].length;
 
@@ -75,25 +75,25 @@ describe("token shapes keep their prefix and one character, then one • per hid
 describe("near-misses are left alone", () => {
   test("sk- words, short keys and sk- inside a word", () => {
     leaves("sk-learn-tutorial-for-beginners-part-two"); // no digit, one case
-    leaves("sk-1234"); // too short
+    leaves("sk-1234 is too short"); // too short, and not where a cut falls
     leaves("ask-for-a-refund-on-order-5521-before-friday"); // `ask-` is no sk- key
     leaves("task-7f3e9a1b2c4d5e6f7a8b9c0d1e2f"); // sk- inside a word
   });
   test("GitHub, Slack, GitLab, npm prefixes without a real token after them", () => {
-    leaves("ghp_short1");
+    leaves("ghp_short1 in a sentence");
     leaves("ghx_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"); // no such prefix
-    leaves("github_pat_tooShort1");
+    leaves("github_pat_tooShort1 in a sentence");
     leaves("xoxb-not-a-token-here"); // no digit
     leaves("xoxz-123456789012-abc"); // no such Slack type
-    leaves("glpat-short");
+    leaves("glpat-short in a sentence");
     leaves("npm_install_instructions_for_the_team_x"); // `_` is not in an npm token
     leaves("npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8X"); // 37 after npm_
   });
   test("AWS and Google keys of the wrong length", () => {
-    leaves("AKIAIOSFODNN7EXAMPL"); // 15 after AKIA
+    leaves("AKIAIOSFODNN7EXAMPL here"); // 15 after AKIA, not at the end
     leaves("AKIAIOSFODNN7EXAMPLEX"); // 17 after AKIA
     leaves("AKIA-IOSFODNN7EXAMPLE");
-    leaves("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"); // 34 after AIza
+    leaves("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6 here"); // 34 after AIza, not at the end
     leaves("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Qr"); // 36 after AIza
   });
   test("things that look a little like a JWT", () => {
@@ -168,6 +168,58 @@ describe("Bearer tokens, assignments, private keys and URL credentials", () => {
   });
 });
 
+describe("a secret cut short where the text ends (issue 38, item 3)", () => {
+  // What an agent's SDK leaves of a secret it cut (a push line at 120, a title at 256 bytes),
+  // with what Collie or the agent may put after the cut.
+  const samples: [string, string, number][] = [
+    ["sk-", OPENAI, 4], ["sk-ant-", ANTHROPIC, 4], ["ghp_", GHP, 5], ["github_pat_", GITHUB_PAT, 12], ["xoxb-", SLACK, 6],
+    ["AKIA", AWS, 5], ["AIza", GOOGLE, 5], ["glpat-", GITLAB, 7], ["npm_", NPM, 5], ["sk_live_", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", 9],
+  ];
+  // `sk-` is also a word's start (`sk-learn`): a cut of it is masked once what follows looks random.
+  const random = (s: string) => /[0-9]/.test(s) || (/[a-z]/.test(s) && /[A-Z]/.test(s));
+  for (const [name, secret, visible] of samples) {
+    test(`${name}: at every cut, nothing past the prefix and one character shows`, () => {
+      for (let k = visible + 1; k <= len(secret); k++) {
+        const cut = [...secret].slice(0, k).join("");
+        const masked = !name.startsWith("sk-") || random(cut.slice(3));
+        for (const [before, after] of [["", ""], ["Refund needs a yes: ", ""], ["Deploy ", "…"], ["Deploy ", "..."]] as const) {
+          const out = mask(`${before}${cut}${after}`);
+          const expected = masked ? `${cut.slice(0, visible)}${dots(len(cut) - visible)}` : cut;
+          assert.equal(out, `${before}${expected}${after}`, `${name} cut to ${k}: ${out}`);
+          assert.equal(mask(out), out, "idempotent");
+        }
+      }
+    });
+  }
+  test("the issue's lock screen and list: a push line and a pane title ending in a cut token", () => {
+    masks("Refund order 5521 for Maria Lopez, then rotate ghp_ABCDEFGHIJKLMNO", `Refund order 5521 for Maria Lopez, then rotate ghp_A${dots(14)}`);
+    masks(`${"x".repeat(225)} ghp_ABCDEFGHIJK`, `${"x".repeat(225)} ghp_A${dots(10)}`);
+  });
+  test("a password, a bearer token and URL credentials cut short", () => {
+    masks("retry with password=hunt", `retry with password=${dots(4)}`);
+    masks("Authorization: Bearer eyJ4bG", `Authorization: Bearer e${dots(5)}`);
+    masks("clone https://alice:s3cr", `clone https://alice:${dots(4)}`);
+  });
+  test("near-misses where a text ends stay as they are", () => {
+    leaves("see the sk-learn-tutorial-for-beginners-part-two");
+    leaves("xoxb-not-a-token-here");
+    leaves("run npm_install_instructions_for_the_team_x");
+    leaves("npm_config");
+    leaves("Bearer of bad news");
+    leaves("Authorization: Bearer tokens");
+    leaves("password: required");
+    leaves("token: none…");
+    leaves("open https://example.com:8080");
+    leaves("the desk");
+  });
+  test("a cut rule reads only the tail: a long text costs no more than its last 16 KiB", () => {
+    const head = `sk-${"a".repeat(300_000)} `;
+    const started = performance.now();
+    assert.equal(mask(`${head}ends with ghp_AB12`), `${head}ends with ghp_A${dots(3)}`);
+    assert.ok(performance.now() - started < 5000);
+  });
+});
+
 describe("properties", () => {
   const corpus = [
     OPENAI, ANTHROPIC, GHP, GITHUB_PAT, SLACK, AWS, GOOGLE, GITLAB, NPM, JWT,
@@ -216,6 +268,10 @@ describe("properties", () => {
     assert.deepEqual(RULES.map((r) => r.name), [
       "url-credentials", "jwt", "sk-key", "stripe-key", "github-token", "github-pat", "slack-token",
       "aws-access-key-id", "google-api-key", "gitlab-token", "npm-token", "bearer", "assignment",
+    ]);
+    assert.deepEqual(CUT_RULES.map((r) => r.name), [
+      "url-credentials-cut", "jwt-cut", "sk-key-cut", "stripe-key-cut", "github-token-cut", "github-pat-cut", "slack-token-cut",
+      "aws-access-key-id-cut", "google-api-key-cut", "gitlab-token-cut", "npm-token-cut", "bearer-cut", "assignment-cut",
     ]);
   });
 });

@@ -13,7 +13,9 @@ import WebSocket from "ws";
 import Fastify from "fastify";
 import { DEVICE, requireAccess } from "../../src/security/access.ts";
 import { oddForms, rawTarget } from "../helpers/odd-paths.ts";
-import { Devices, MAX_WRONG_TRIES, MAX_WRONG_TRIES_PER_SOURCE, CODE_TTL_MS, isLoopbackAddress } from "../../src/security/devices.ts";
+import { Devices, MAX_WRONG_TRIES, CODE_TTL_MS } from "../../src/security/devices.ts";
+import { isLoopbackAddress } from "../../src/net/loopback.ts";
+import { adminRequest } from "../../src/security/admin.ts";
 import { openStateDb } from "../../src/store/db.ts";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { authHeaders } from "../helpers/tokens.ts";
@@ -151,29 +153,45 @@ describe("pairing codes (X-1)", () => {
     assert.ok(devices.pair(code.toLowerCase().replace("-", ""), "p", "s").ok);
   });
 
-  test("one source guessing wrong is refused after a few tries, and all codes die after too many", () => {
+  test("a guesser with too many wrong codes is refused, even with the right one, until its window passed; the code lives on", () => {
     const clock = { now: 0 };
     const devices = devicesAt(clock);
     const { code } = devices.createCode();
-    for (let i = 0; i < 3; i++) assert.equal(devices.pair("AAAA-AAAA", "p", "attacker").ok, false);
+    for (let i = 0; i < MAX_WRONG_TRIES; i++) assert.deepEqual(devices.pair("AAAA-AAAA", "p", "attacker"), { ok: false, reason: "wrong-code" });
     assert.deepEqual(devices.pair(code, "p", "attacker"), { ok: false, reason: "too-many-tries" });
-    for (let i = 3; i < MAX_WRONG_TRIES; i++) devices.pair("BBBB-BBBB", "p", `other-${i}`);
-    assert.deepEqual(devices.pair(code, "p", "honest"), { ok: false, reason: "wrong-code" }, "every open code died");
-    clock.now += CODE_TTL_MS * 2 + 1;
-    const fresh = devices.createCode();
-    assert.ok(devices.pair(fresh.code, "p", "honest").ok, "a new code works once the window passed");
+    // Many more guessers, wrong every time: the owner's code is untouched.
+    for (let i = 0; i < 40; i++) devices.pair("BBBB-BBBB", "p", `other-${i}`);
+    assert.ok(devices.pair(code, "p", "honest").ok, "the owner pairs");
+    clock.now += CODE_TTL_MS + 1;
+    assert.ok(devices.pair(devices.createCode().code, "p", "attacker").ok, "the guesser is judged again once its window passed");
   });
 
-  test("behind a front door (every client on loopback) a stranger's wrong codes do not lock the owner out", async () => {
-    const d = await TestDaemon.start({ sources: none });
-    const { code } = d.daemon.devices.createCode();
-    const pair = (c: string) => fetch(`${d.url}/api/pair`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: c, name: "Pixel" }) });
-    for (let i = 0; i < MAX_WRONG_TRIES_PER_SOURCE; i++) assert.equal((await pair("AAAA-AAAA")).status, 403);
-    assert.equal((await pair(code)).status, 200, "the owner's right code still pairs");
-    // The global limit still holds: enough wrong guesses in all kill every open code.
-    const next = d.daemon.devices.createCode();
-    for (let i = MAX_WRONG_TRIES_PER_SOURCE; i < MAX_WRONG_TRIES; i++) await pair("BBBB-BBBB");
-    assert.equal((await pair(next.code)).status, 403, "every open code died");
+  test("behind a front door a stranger's flood of wrong codes never vetoes the owner's code or invite (issue 38, item 8)", async () => {
+    const stateDir = tempDir();
+    const d = await TestDaemon.start({ sources: none, stateDir });
+    const post = (path: string, body: unknown, client?: string) => fetch(`${d.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(client ? { "x-forwarded-for": client } : {}) },
+      body: JSON.stringify(body),
+    });
+    // The attack: two wrong codes a second, for a while, with no credentials; through the front
+    // door (its X-Forwarded-For names the stranger) and straight from this machine.
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push((await post("/api/pair", { code: `WRNG-${i % 10}${i % 10}ZZ`, name: "x" }, "203.0.113.9")).status);
+      statuses.push((await post("/api/crew/join", { invite: `WRNG-${i % 10}${i % 10}ZZ-ZZZZ`, name: "x" }, "203.0.113.9")).status);
+      statuses.push((await post("/api/pair", { code: `WRNG-${i % 10}${i % 10}YY`, name: "x" })).status);
+    }
+    assert.deepEqual([...new Set(statuses)].sort(), [403, 429]);
+    const locked = await post("/api/pair", { code: "AAAA-AAAA", name: "x" }, "203.0.113.9");
+    assert.equal(locked.status, 429);
+    assert.deepEqual(await locked.json(), { error: "pairing-too-many-tries", message: "Too many tries. Wait 10 minutes, then try again." });
+    // The owner's fresh code and a fresh invite (`collie pair`, `collie crew invite`: the admin
+    // socket), from the owner's phone and lead behind the same front door.
+    const { code } = (await adminRequest(stateDir, "POST", "/pair-codes")).body as { code: string };
+    assert.equal((await post("/api/pair", { code, name: "Pixel" }, "198.51.100.20")).status, 200, "the owner's code pairs");
+    const { invite } = (await adminRequest(stateDir, "POST", "/crew-invites")).body as { invite: string };
+    assert.equal((await post("/api/crew/join", { invite, name: "lead" }, "198.51.100.21")).status, 200, "a fresh invite redeems");
   });
 
   test("loopback peers are told apart from other addresses", () => {
