@@ -16,10 +16,16 @@ export interface AskSamples {
   /** The same, split per hop (ms each, per ask). */
   hops: Record<HopName, number[]>;
   failures: number;
+  /**
+   * Share of the asks raised while Collie's events long-poll was parked at the agent: the others
+   * waited for Collie to ask again after its previous page (warm-up included).
+   */
+  parkedShare: number;
 }
 
 export type HopName =
   | "ask: agent → daemon publishes"
+  | "  of it: agent raises → page written"
   | "ask: daemon publishes → phone"
   | "tap: phone → daemon receives"
   | "tap: daemon → agent receives"
@@ -27,6 +33,7 @@ export type HopName =
 
 export const HOP_NAMES: HopName[] = [
   "ask: agent → daemon publishes",
+  "  of it: agent raises → page written",
   "ask: daemon publishes → phone",
   "tap: phone → daemon receives",
   "tap: daemon → agent receives",
@@ -44,6 +51,7 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
   const tapped = new Map<string, number>();
   const resolved = new Map<string, number>();
   const arrived = new Map<string, number>();
+  const written = new Map<string, number>();
   let failures = 0;
   const offPhone = phone.on((m, at) => {
     if (m.type !== "ask" || m.agent !== agentName) return;
@@ -68,6 +76,7 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
     if (m.type !== "resolved") return;
     resolved.set(m.toolCallId as string, m.t3 as number);
     if (typeof m.arrived === "number") arrived.set(m.toolCallId as string, m.arrived);
+    if (typeof m.written === "number") written.set(m.toolCallId as string, m.written);
   });
   try {
     await agent.call("run", { count: opts.warmup + opts.count, gapMs: opts.gapMs }, 600_000);
@@ -76,6 +85,7 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
     offAgent();
   }
   const marks = await opts.daemon.call<Record<string, number>>("marks");
+  const parked = await agent.call<{ parked: number; unparked: number }>("parked");
   const askToPhone: number[] = [];
   const tapToAgent: number[] = [];
   const hops = Object.fromEntries(HOP_NAMES.map((h) => [h, [] as number[]])) as Record<HopName, number[]>;
@@ -92,6 +102,8 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
       hops["ask: agent → daemon publishes"].push(published - t0);
       hops["ask: daemon publishes → phone"].push(t0 + ms - published);
     }
+    const pageWritten = written.get(id);
+    if (pageWritten !== undefined) hops["  of it: agent raises → page written"].push(pageWritten - t0);
     const daemonGot = marks[`answer:${askIds.get(id)}`];
     const agentGot = arrived.get(id);
     if (t2 !== undefined && t3 !== undefined && daemonGot !== undefined && agentGot !== undefined) {
@@ -100,5 +112,5 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
       hops["tap: agent receives → ask() resolves"].push(t3 - agentGot);
     }
   }
-  return { askToPhone, tapToAgent, hops, failures };
+  return { askToPhone, tapToAgent, hops, failures, parkedShare: parked.parked / Math.max(1, parked.parked + parked.unparked) };
 }

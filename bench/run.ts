@@ -218,11 +218,16 @@ function table(r: Results): string {
     for (const hop of Object.keys(hopRuns[0]![1]!)) {
       out.push(`  ${hop.padEnd(38)} ${hopRuns.map(([, h]) => `${ms(h![hop]?.p50)} / ${ms(h![hop]?.p99)}`.padEnd(14)).join("  ")}`);
     }
+    const parked = ([r.idle, r.load, r.memory] as const).filter((x) => x?.hops).map((x) => (x?.parkedShare === undefined ? "–" : `${(x.parkedShare * 100).toFixed(0)} %`).padEnd(14));
+    out.push(`  ${"asks raised with the long-poll parked".padEnd(38)} ${parked.join("  ")}`);
   }
 
   const kv: [string, string][] = [];
   if (r.idle?.daemonRssMb !== undefined) {
     kv.push(["idle: daemon RSS (one agent, one pane)", `${r.idle.daemonRssMb.toFixed(0)} MB, heap ${r.idle.daemonHeapAfterGcMb!.toFixed(0)} MB after a full GC`]);
+  }
+  if (r.idle?.cpuPerAsk) {
+    kv.push(["idle: CPU per ask (raise, card, tap, resolve)", `daemon ${(r.idle.cpuPerAsk.daemon * 1000).toFixed(0)} µs, agent ${(r.idle.cpuPerAsk.agent * 1000).toFixed(0)} µs; ${r.idle.agentConnections ?? "–"} connections to the agent`]);
   }
   if (r.serve) {
     const s = r.serve;
