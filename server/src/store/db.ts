@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 const MIGRATIONS: readonly string[] = [
   // 1: held answers (D-5)
@@ -158,7 +158,7 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
     db0.close();
     if (fresh) chmodSync(path, 0o600);
   }
-  const db = new DatabaseSync(path);
+  const db = preparedOnce(new DatabaseSync(path));
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = db.prepare("SELECT version FROM schema_version").get() as { version: number } | undefined;
@@ -178,6 +178,30 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
   }
   if (path !== ":memory:") for (const f of [`${path}-wal`, `${path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   return { db, path, close: () => db.close() };
+}
+
+/** More distinct statement texts than Collie has: past this, a statement is prepared for each use. */
+const MAX_KEPT_STATEMENTS = 256;
+
+/**
+ * The database with `prepare` remembering each statement by its text. Every statement Collie runs is
+ * a fixed text with `?` parameters, prepared where it is used; compiling it again on every call was
+ * most of the cost of a small statement, and an answer from a phone runs a dozen of them on the
+ * daemon's loop (the device check, the decision, push; issue 31). `run`, `get` and `all` reset a
+ * statement before they execute it, so a kept one is as good as a fresh one.
+ */
+function preparedOnce(db: DatabaseSync): DatabaseSync {
+  const prepare = db.prepare.bind(db);
+  const kept = new Map<string, StatementSync>();
+  db.prepare = (sql: string): StatementSync => {
+    let statement = kept.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (kept.size < MAX_KEPT_STATEMENTS) kept.set(sql, statement);
+    }
+    return statement;
+  };
+  return db;
 }
 
 /** The schema version this Collie writes. */
