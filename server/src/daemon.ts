@@ -113,8 +113,9 @@ export class Daemon {
     const pushAsk = (agent: string, paneId: string, ask: Ask) => {
       if (!push) return;
       try {
-        const conn = agents.get(agent);
-        push.ask({ agent, machine: conn?.summary().machine ?? null, paneId, paneTitle: conn?.mirror.detail(paneId)?.conversation.title ?? "", ask });
+        // This machine's own agents: no crew machine. The title without building the chat's whole
+        // content (a held view is 2000 items) or the agent's row (issue 31).
+        push.ask({ agent, machine: null, paneId, paneTitle: agents.get(agent)?.mirror.conversation(paneId)?.title ?? "", ask });
       } catch (err) {
         log(`push: ${(err as Error).message}`);
       }
@@ -122,7 +123,7 @@ export class Daemon {
     const pushAskClosed = (agent: string, paneId: string, askId: string) => {
       if (!push) return;
       try {
-        push.askClosed({ agent, machine: agents.get(agent)?.summary().machine ?? null, paneId, askId });
+        push.askClosed({ agent, machine: null, paneId, askId });
       } catch (err) {
         log(`push: ${(err as Error).message}`);
       }
