@@ -129,7 +129,7 @@ export class Cluster {
   }
 
   /** Starts the daemon on every agent started so far and waits until all are ready with their panes. */
-  async startDaemon(opts: { panes: number; timeoutMs?: number }): Promise<number> {
+  async startDaemon(opts: { panes: number; timeoutMs?: number; webDist?: string }): Promise<number> {
     const sources = [...(this.latencySource ? [this.latencySource] : []), ...this.loadSources];
     // --expose-gc: the memory run reads the heap after a full GC (no GC runs unless asked).
     // The daemon runs with the flags the `collie` bin gives it (server/bin/collie.js), unless the
@@ -139,7 +139,7 @@ export class Cluster {
     ensureBuilt();
     const daemon = new Child("daemon-entry.js", {
       name: "daemon",
-      env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources), BENCH_DAEMON_FROM: from, BENCH_DAEMON_ROOT: root },
+      env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources), BENCH_DAEMON_FROM: from, BENCH_DAEMON_ROOT: root, ...(opts.webDist ? { BENCH_DAEMON_WEB_DIST: opts.webDist } : {}) },
       execArgv,
       ...(from === "built" ? { nodeFlags: ["--disable-warning=ExperimentalWarning"] } : {}),
     });

@@ -6,6 +6,7 @@
  *   env BENCH_DAEMON_SOURCES = JSON [{name, socket}]
  *   env BENCH_DAEMON_FROM = built (server/dist, as `collie serve` runs it) | sources (server/src)
  *   env BENCH_DAEMON_ROOT = the checkout whose daemon runs (default: this one)
+ *   env BENCH_DAEMON_WEB_DIST = the phone app's build it serves (default: the checkout's web/dist)
  *
  * Plain JavaScript, like the `collie` bin: a TypeScript file here would load Node's type stripper
  * (swc as WebAssembly, 15–20 MB of RSS) into the process whose memory the bench measures, which
@@ -32,6 +33,7 @@ const logged = [];
 const daemon = await Daemon.create({
   sources: { fixed: toSources(JSON.parse(process.env.BENCH_DAEMON_SOURCES ?? "[]")) },
   stateDir,
+  ...(process.env.BENCH_DAEMON_WEB_DIST ? { webDist: process.env.BENCH_DAEMON_WEB_DIST } : {}),
   log: (line) => {
     if (logged.length < 50) logged.push(line);
   },

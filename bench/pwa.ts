@@ -1,6 +1,7 @@
 /**
  * The PWA: the production bundle (built into a scratch directory, so the shared web/dist is left
- * alone) and, in Debian's Chromium via Playwright, against the real daemon and a real agent:
+ * alone, and served by the daemon as it serves web/dist) and, in Debian's Chromium via Playwright,
+ * against the real daemon and a real agent:
  * - the time from opening a chat of `pwaItems` items (tap on the dashboard → hash change) to the
  *   first frame painted with its rows, and the part of it after the `view` message arrived;
  * - opening a chat whose whole view the daemon does not hold (a pane of the agent not opened
@@ -13,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { PHONE_ROUTES } from "@colliepwa/shared/routes";
 import { Cluster } from "./cluster.ts";
@@ -57,11 +58,6 @@ export interface PwaResult {
 
 /** Chats opened for the first time (their views not held) in the held / not-held comparison. */
 const NOT_HELD_RUNS = 6;
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".webmanifest": "application/manifest+json", ".png": "image/png", ".svg": "image/svg+xml", ".json": "application/json",
-};
 
 function build(): string {
   const out = mkdtempSync(join(tmpdir(), "collie-bench-web-"));
@@ -175,34 +171,23 @@ export async function runPwa(cfg: { pwaItems: number; hz: number }, log: (line: 
     // open); panes 1…NOT_HELD_RUNS are each opened once, so their views are read from the agent.
     await cluster.startLoad({ agents: 1, panes: 1 + NOT_HELD_RUNS, procs: 1 });
     await cluster.loadProcs[0]!.call("fill", { items: cfg.pwaItems, textBytes: 200, updatesPerReply: 1, chunkWords: 12, streamRounds: 0 });
-    await cluster.startDaemon({ panes: 1 + NOT_HELD_RUNS });
+    // The daemon serves the fresh build as it serves web/dist (static.ts: Brotli copies, immutable
+    // assets), so the browser's cache and the build's prefetch links work as on a phone.
+    await cluster.startDaemon({ panes: 1 + NOT_HELD_RUNS, webDist: dist });
     const agent = cluster.loadSources[0]!.name;
     const { chromium } = await import("@playwright/test");
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [
         "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        // The page comes from `route.fulfill` (the fresh build), which Chromium does not count as loopback.
-        "--disable-features=LocalNetworkAccessChecks",
       ],
     });
     result.browser = `Chromium ${browser.version()}`;
     const newContext = async () => {
-      const context = await browser!.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: "block" });
+      // bypassCSP: the bench's probes are evaluated strings, which the daemon's CSP (X-2) refuses.
+      const context = await browser!.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: "block", bypassCSP: true });
       // A paired phone: the device cookie the pairing page would have set (X-1).
       await context.addCookies([{ name: "collie_device", value: cluster.token, url: cluster.url, httpOnly: true, sameSite: "Strict" }]);
-      // The page is the daemon's origin; everything that is not the API comes from the fresh build.
-      await context.route(`${cluster.url}/**`, async (route) => {
-        const url = new URL(route.request().url());
-        if (url.pathname.startsWith("/api/")) return route.fallback();
-        let file = join(dist, url.pathname === "/" ? "index.html" : url.pathname);
-        try {
-          if (!statSync(file).isFile()) file = join(dist, "index.html");
-        } catch {
-          file = join(dist, "index.html");
-        }
-        return route.fulfill({ status: 200, body: readFileSync(file), headers: { "content-type": TYPES[extname(file)] ?? "application/octet-stream" } });
-      });
       await context.addInitScript(PAGE_PROBE);
       return context;
     };

@@ -28,7 +28,7 @@ declare module "fastify" {
   }
 }
 
-export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites; webDist?: string }, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 256 * 1024,
@@ -96,6 +96,6 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     await liveRoute(scope, deps);
     if (deps.push) await pushRoutes(scope, deps.push);
   });
-  await app.register(async (scope) => staticRoutes(scope));
+  await app.register(async (scope) => staticRoutes(scope, deps.webDist ? { distDir: deps.webDist } : {}));
   return app;
 }

@@ -49,6 +49,8 @@ export interface DaemonOptions {
    * name that socket already. Null or absent: none.
    */
   envSocket?: string | null;
+  /** The phone app's build to serve (static.ts); default the repo's web/dist. The bench serves a scratch build. */
+  webDist?: string;
 }
 
 export class Daemon {
@@ -199,7 +201,7 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included.
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } });
+    const app = await buildApp({ push, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] }, ...(opts.webDist ? { webDist: opts.webDist } : {}) });
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
