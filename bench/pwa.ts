@@ -40,6 +40,11 @@ export interface PwaResult {
   drawAllMs?: number[];
   drawSlowCpuMs?: number;
   /**
+   * Cumulative layout shift of each timed open: the layout-shift entries from the hash change to
+   * a second after the rows were drawn (what a person sees move while the chat settles).
+   */
+  cls?: { runs: number; median: number; max: number; all: number[] };
+  /**
    * Open → first rows of a chat whose view the daemon does not hold, beside one it holds (medians of
    * `runs` opens each), and the agent's own read of the view as the daemon timed it (request to
    * parsed reply, median): the issue-18 goal is `notHeldMs − heldMs − agentReadMs ≤ 50`.
@@ -95,7 +100,7 @@ function sizes(dist: string): Pick<PwaResult, "initialJsRaw" | "initialJsGzip" |
 const PAGE_PROBE = `
 (() => {
   const Native = window.WebSocket;
-  window.__bench = { snapshotAt: 0, viewAt: 0, items: 0, longTasks: [] };
+  window.__bench = { snapshotAt: 0, viewAt: 0, items: 0, longTasks: [], shifts: [] };
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
@@ -110,6 +115,9 @@ const PAGE_PROBE = `
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__bench.longTasks.push({ start: e.startTime, duration: e.duration });
   }).observe({ type: "longtask", buffered: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (!e.hadRecentInput) window.__bench.shifts.push({ start: e.startTime, value: e.value });
+  }).observe({ type: "layout-shift", buffered: true });
 })();
 `;
 
@@ -133,8 +141,14 @@ const OPEN_CHAT = `async (hash) => {
   // The frame with the rows: after the next animation frame has been produced.
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const t1 = performance.now();
-  return { total: t1 - t0, afterView: b.viewAt > 0 ? t1 - b.viewAt : NaN, rows: rowsNow() };
+  return { total: t1 - t0, afterView: b.viewAt > 0 ? t1 - b.viewAt : NaN, rows: rowsNow(), t0 };
 }`;
+
+/** In the page: the layout shift since `t0` (the open's hash change), summed. */
+const SHIFT_SINCE = `(t0) => window.__bench.shifts.filter((s) => s.start >= t0).reduce((sum, s) => sum + s.value, 0)`;
+
+/** How long after the first frame with rows the layout shifts of an open are still counted. */
+const SETTLE_MS = 1000;
 
 /** In the page: counts frames, frames later than two vsyncs, long tasks and items for `ms` milliseconds. */
 const WATCH_FRAMES = `async (ms) => {
@@ -201,17 +215,25 @@ export async function runPwa(cfg: { pwaItems: number; hz: number }, log: (line: 
     const chat = chatOf("pane-0");
 
     let loads = 0;
-    const drawOnce = async (hash = chat): Promise<{ total: number; afterView: number; rows: number }> => {
+    const drawOnce = async (hash = chat): Promise<{ total: number; afterView: number; rows: number; t0: number }> => {
       // A fresh page each time (a new query string: a hash change alone would keep the app and
       // the chat it already holds), then the dashboard, then the chat.
       await page.goto(`${cluster.url}/?load=${++loads}#/`);
       await page.waitForFunction("window.__bench.snapshotAt > 0");
       await sleep(300); // the dashboard has settled
-      return page.evaluate<{ total: number; afterView: number; rows: number }>(`(${OPEN_CHAT})(${JSON.stringify(hash)})`);
+      return page.evaluate<{ total: number; afterView: number; rows: number; t0: number }>(`(${OPEN_CHAT})(${JSON.stringify(hash)})`);
     };
 
     const runs: { total: number; afterView: number; rows: number }[] = [];
-    for (let i = 0; i < 6; i++) runs.push(await drawOnce());
+    const shifts: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const run = await drawOnce();
+      runs.push(run);
+      await sleep(SETTLE_MS);
+      shifts.push(await page.evaluate<number>(`(${SHIFT_SINCE})(${run.t0})`));
+    }
+    const sortedShifts = [...shifts].sort((a, b) => a - b);
+    result.cls = { runs: shifts.length, median: round(sortedShifts[Math.floor(shifts.length / 2)]!, 4), max: round(sortedShifts[shifts.length - 1]!, 4), all: shifts.map((x) => round(x, 4)) };
     const sorted = runs.map((r) => r.total).sort((a, b) => a - b);
     result.drawRuns = runs.length;
     result.drawAllMs = runs.map((r) => round(r.total, 1));
