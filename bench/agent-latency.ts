@@ -5,15 +5,19 @@
  *
  *   env BENCH_SOCKET, BENCH_NAME
  */
-import { Server, type IncomingMessage } from "node:http";
+import { Server, ServerResponse, type IncomingMessage } from "node:http";
 import { openCollie } from "@colliepwa/durable-sdk";
 import { nowMs, serveParent, sleep } from "./lib.ts";
 
 // When an answer request reaches this process (its headers parsed), by ask id: the last hop of
 // tap → agent is split into "arrives here" and "ask() resolves".
 const arrived = new Map<string, number>();
+// Connections Collie opened to this agent: each one costs the agent a peer lookup (S-7), so a
+// client that reuses its keep-alive connections opens two (the long-poll and the answers).
+let connections = 0;
 const emit = Server.prototype.emit;
 Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+  if (event === "connection") connections++;
   if (event === "request") {
     const req = args[0] as IncomingMessage;
     const m = req.method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(req.url ?? "") : null;
@@ -21,6 +25,21 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
   }
   return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
 } as typeof emit;
+
+// When the events page that carries each ask is handed to the socket, by tool call id: the first
+// hop of ask → phone is split into the agent's own part and the rest (the socket, the daemon).
+const written = new Map<string, number>();
+const end = ServerResponse.prototype.end;
+ServerResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
+  const body = args[0];
+  if (typeof body === "string" && this.req?.url?.includes("/events?")) {
+    const at = nowMs();
+    for (const m of body.matchAll(/"type":"ask","pane":"[^"]*","ask":\{[^{}]*?"toolCallId":"([^"]+)"/g)) {
+      if (!written.has(m[1]!)) written.set(m[1]!, at);
+    }
+  }
+  return end.apply(this, args as Parameters<typeof end>);
+} as typeof end;
 
 const socket = process.env.BENCH_SOCKET!;
 const name = process.env.BENCH_NAME ?? "latency";
@@ -30,6 +49,10 @@ pane.item({ id: "tool-call", kind: "tool", name: "shell", status: "running", cal
 collie.ready();
 
 let round = 0;
+// Asks raised while Collie's events long-poll was parked here (its next page goes out at once),
+// against those raised before Collie had asked again (the page waits for its request).
+let parked = 0;
+let unparked = 0;
 serveParent(async (m) => {
   switch (m.type) {
     case "run": {
@@ -39,6 +62,8 @@ serveParent(async (m) => {
       for (let i = 0; i < count; i++) {
         const toolCallId = `${tag}-${i}`;
         const t0 = nowMs();
+        if (collie.log.waiting > 0) parked++;
+        else unparked++;
         const answer = await pane.ask({
           kind: "permission",
           toolCallId,
@@ -51,12 +76,20 @@ serveParent(async (m) => {
         const t3 = nowMs();
         if (answer.kind !== "permission") throw new Error("unexpected answer");
         const askId = pane.askIdFor(toolCallId);
-        process.send!({ type: "resolved", toolCallId, t3, arrived: arrived.get(askId) });
+        process.send!({ type: "resolved", toolCallId, t3, arrived: arrived.get(askId), written: written.get(toolCallId) });
         arrived.delete(askId);
+        written.delete(toolCallId);
         // A little air between asks, jittered so the asks do not lock step with anything else.
         await sleep(gapMs * (0.5 + Math.random()));
       }
       return { count };
+    }
+    case "connections":
+      return connections;
+    case "parked": {
+      const counts = { parked, unparked };
+      parked = unparked = 0;
+      return counts;
     }
     case "exit":
       await collie.close();

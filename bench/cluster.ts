@@ -94,6 +94,10 @@ export class Cluster {
   latency: Child | null = null;
   latencySource: Source | null = null;
   daemon: Child | null = null;
+  /** A daemon leading `daemon` as its crew member (startLead), and its paired phone's token. */
+  lead: Child | null = null;
+  leadUrl = "";
+  leadToken = "";
   url = "";
   /** A paired device's token, for the phones. */
   token = "";
@@ -132,7 +136,7 @@ export class Cluster {
   }
 
   /** Starts the daemon on every agent started so far and waits until all are ready with their panes. */
-  async startDaemon(opts: { panes: number; timeoutMs?: number }): Promise<number> {
+  async startDaemon(opts: { panes: number; timeoutMs?: number; webDist?: string }): Promise<number> {
     const sources = [...(this.latencySource ? [this.latencySource] : []), ...this.loadSources];
     // --expose-gc: the memory run reads the heap after a full GC (no GC runs unless asked).
     // The daemon runs with the flags the `collie` bin gives it (server/bin/collie.js), unless the
@@ -142,7 +146,7 @@ export class Cluster {
     ensureBuilt();
     const daemon = new Child("daemon-entry.js", {
       name: "daemon",
-      env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources), BENCH_DAEMON_FROM: from, BENCH_DAEMON_ROOT: root },
+      env: { BENCH_DAEMON_SOURCES: JSON.stringify(sources), BENCH_DAEMON_FROM: from, BENCH_DAEMON_ROOT: root, ...(opts.webDist ? { BENCH_DAEMON_WEB_DIST: opts.webDist } : {}) },
       execArgv,
       ...(from === "built" ? { nodeFlags: ["--disable-warning=ExperimentalWarning"] } : {}),
     });
@@ -160,6 +164,37 @@ export class Cluster {
       await sleep(100);
     }
     return performance.now() - t0;
+  }
+
+  /**
+   * A second daemon that leads the first as a crew member (C-1), with no agents of its own: it
+   * reads the member's agents through the member's phone API and live WebSocket, with a crew
+   * credential the member issued, as `collie crew join` sets up. Waits until the member's agents
+   * are ready on the lead with their panes.
+   */
+  async startLead(opts: { member: string; panes: number; timeoutMs?: number }): Promise<Child> {
+    const token = await this.daemon!.call<string>("crew-credential", { lead: "bench lead" });
+    const { flags, root } = daemonConfig;
+    const lead = new Child("daemon-entry.js", {
+      name: "lead",
+      env: { BENCH_DAEMON_SOURCES: "[]", BENCH_DAEMON_CREW: JSON.stringify([{ name: opts.member, url: this.url, token }]), BENCH_DAEMON_FROM: daemonConfig.from, BENCH_DAEMON_ROOT: root },
+      execArgv: ["--expose-gc", ...profile(this.phase, "lead"), ...flags.split(" ").filter(Boolean)],
+      ...(daemonConfig.from === "built" ? { nodeFlags: ["--disable-warning=ExperimentalWarning"] } : {}),
+    });
+    this.children.push(lead);
+    const listening = await lead.once<{ url: string; token: string }>("listening");
+    this.leadUrl = listening.url;
+    this.leadToken = listening.token;
+    const members = this.latencySource ? 1 : 0;
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    for (;;) {
+      const s = await lead.call<DaemonStats>("stats");
+      if (s.ready >= members + this.loadSources.length && s.panes >= opts.panes) break;
+      if (Date.now() > deadline) throw new Error(`lead: ${s.ready} agents of its member ready, ${s.panes}/${opts.panes} panes; log: ${s.log.join(" | ")}`);
+      await sleep(100);
+    }
+    this.lead = lead;
+    return lead;
   }
 
   /** The whole views the daemon read from its agents since the last call: per read, its time in ms. */
@@ -200,6 +235,7 @@ export class Cluster {
 
   /** Stops everything: the daemon first (so it does not log agents going away), then the rest. */
   async stop(): Promise<void> {
+    if (this.lead) await this.lead.stop(10_000);
     if (this.daemon) await this.daemon.stop(10_000);
     await Promise.all(this.children.map((c) => c.stop()));
     rmSync(this.dir, { recursive: true, force: true });

@@ -4,8 +4,10 @@
  * hub publishes (the daemon's event throughput) and answers the bench's questions over IPC.
  *
  *   env BENCH_DAEMON_SOURCES = JSON [{name, socket}]
+ *   env BENCH_DAEMON_CREW = JSON [{name, url, token}]: crew members this daemon leads (C-1)
  *   env BENCH_DAEMON_FROM = built (server/dist, as `collie serve` runs it) | sources (server/src)
  *   env BENCH_DAEMON_ROOT = the checkout whose daemon runs (default: this one)
+ *   env BENCH_DAEMON_WEB_DIST = the phone app's build it serves (default: the checkout's web/dist)
  *
  * Plain JavaScript, like the `collie` bin: a TypeScript file here would load Node's type stripper
  * (swc as WebAssembly, 15–20 MB of RSS) into the process whose memory the bench measures, which
@@ -36,6 +38,7 @@ const daemon = await Daemon.create({
     ? { path: process.env.BENCH_DAEMON_SOURCES_FILE }
     : { fixed: toSources(JSON.parse(process.env.BENCH_DAEMON_SOURCES ?? "[]")) },
   stateDir,
+  ...(process.env.BENCH_DAEMON_WEB_DIST ? { webDist: process.env.BENCH_DAEMON_WEB_DIST } : {}),
   log: (line) => {
     if (logged.length < 50) logged.push(line);
   },
@@ -49,6 +52,13 @@ function heldCount() {
   return typeof held.count === "function" ? held.count() : held.count + (held.sends?.count ?? 0);
 }
 
+// Crew members this daemon leads: as a `crew` entry of sources.json would give them (C-1).
+const crew = JSON.parse(process.env.BENCH_DAEMON_CREW ?? "[]");
+if (crew.length > 0) await daemon.crew.reconcile(crew.map((c) => ({ name: c.name, url: new URL(c.url), token: c.token, key: `${c.name}:${c.url}` })));
+
+/** The timed agent, on this machine (`latency`) or on a crew member this daemon leads (`latency@member`). */
+const TIMED = /^latency(@|$)/;
+
 // What the live hub numbered and sent on, by message type: every agent event the daemon applied
 // becomes one such message (items, asks, conversations), whether or not a phone watches it.
 const published = {};
@@ -59,7 +69,7 @@ const marks = new Map();
 const publish = daemon.live.publish.bind(daemon.live);
 daemon.live.publish = (m) => {
   published[m.type] = (published[m.type] ?? 0) + 1;
-  if (m.type === "ask" && m.agent === "latency") marks.set(`publish:${m.ask.toolCallId}`, nowMs());
+  if (m.type === "ask" && TIMED.test(m.agent)) marks.set(`publish:${m.ask.toolCallId}`, nowMs());
   publish(m);
 };
 
@@ -111,7 +121,7 @@ const paired = daemon.devices.pair(daemon.devices.createCode().code, "bench", "b
 if (!paired.ok) throw new Error(`pairing the bench's phone failed: ${paired.reason}`);
 
 function stats() {
-  const agents = daemon.agents.summaries();
+  const agents = [...daemon.agents.summaries(), ...daemon.crew.summaries()];
   return {
     published: { ...published },
     pages,
@@ -222,6 +232,9 @@ serveParent(async (m) => {
     }
     case "view-reads":
       return viewReads.splice(0).map((r) => ({ ...r, detailMs: detailMs.get(`${r.agent}\n${r.pane}`) ?? null }));
+    case "crew-credential":
+      // What `collie crew invite` and `crew join` end with: a crew-lead device's token (C-1).
+      return daemon.devices.issue(m.lead ?? "bench lead", "crew-lead").token;
     case "marks": {
       const out = Object.fromEntries(marks);
       marks.clear();

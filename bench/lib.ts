@@ -4,7 +4,7 @@
  * with an IPC channel and kills it when the bench ends.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { nowMs } from "./child-ipc.js";
 
@@ -55,6 +55,23 @@ export function cpuMs(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // After the command: state(0) ppid(1) … utime(11) stime(12)
   return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+}
+
+/**
+ * CPU time a process has spent on a CPU so far, in ms, with nanosecond resolution: the sum over
+ * its threads of /proc/<pid>/task/<tid>/schedstat's first field. Divided by the asks of a run it
+ * is each process's own work per ask, which a loaded machine moves far less than a latency.
+ */
+export function cpuNsMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Resident set size of a process, in MB, from /proc/<pid>/status. */

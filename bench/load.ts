@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cluster, machineCpu } from "./cluster.ts";
 import { runAsks } from "./latency.ts";
-import { BENCH_DIR, cpuMs, CpuMeter, nowMs, roundSummary, rssMb, sleep, summarize, type Summary } from "./lib.ts";
+import { BENCH_DIR, cpuMs, cpuNsMs, CpuMeter, nowMs, round, roundSummary, rssMb, sleep, summarize, type Summary } from "./lib.ts";
 import { Phone } from "./phone.ts";
 
 export interface Config {
@@ -29,6 +29,16 @@ export interface IdleResult {
   /** p50 and p99 of each hop, ms. */
   hops: Record<string, { p50: number; p99: number }>;
   failures: number;
+  /**
+   * CPU time per timed ask (raise, card, tap, resolve), ms, of the daemon and of the agent
+   * process, from their threads' schedstat: each side's own work, steadier than a latency on a
+   * shared machine. Idle run only.
+   */
+  cpuPerAsk?: { daemon: number; agent: number };
+  /** Share of the asks raised with Collie's long-poll parked at the agent (latency.ts). */
+  parkedShare?: number;
+  /** Connections the daemon opened to the timed agent over the run. */
+  agentConnections?: number;
 }
 
 export function hopSummary(hops: Record<string, number[]>): Record<string, { p50: number; p99: number }> {
@@ -68,12 +78,18 @@ export async function runIdle(cfg: Config): Promise<IdleResult> {
     await cluster.startLatencyAgent();
     await cluster.startDaemon({ panes: 1 });
     const phone = await Phone.connect(cluster.url, cluster.token);
+    const pids = { daemon: cluster.daemon!.pid, agent: cluster.latency!.pid };
+    const cpu0 = { daemon: cpuNsMs(pids.daemon), agent: cpuNsMs(pids.agent) };
     const r = await runAsks({ phone, agent: cluster.latency!, daemon: cluster.daemon!, agentName: "latency", count: cfg.asks, warmup: WARMUP_ASKS, gapMs: 2 });
+    const asks = cfg.asks + WARMUP_ASKS;
+    const cpuPerAsk = { daemon: round((cpuNsMs(pids.daemon) - cpu0.daemon) / asks, 4), agent: round((cpuNsMs(pids.agent) - cpu0.agent) / asks, 4) };
     phone.close();
+    const agentConnections = await cluster.latency!.call<number>("connections");
     const heap = (await cluster.daemonStats(true)).memory.heapUsed / 2 ** 20;
     return {
       daemonRssMb: rssMb(cluster.daemon!.pid),
-      daemonHeapAfterGcMb: heap, askToPhone: roundSummary(summarize(r.askToPhone)), tapToAgent: roundSummary(summarize(r.tapToAgent)), hops: hopSummary(r.hops), failures: r.failures };
+      daemonHeapAfterGcMb: heap, askToPhone: roundSummary(summarize(r.askToPhone)), tapToAgent: roundSummary(summarize(r.tapToAgent)), hops: hopSummary(r.hops), failures: r.failures,
+      parkedShare: round(r.parkedShare), cpuPerAsk, agentConnections };
   } finally {
     await cluster.stop();
   }
@@ -135,6 +151,7 @@ export async function runLoad(cfg: Config, log: (line: string) => void): Promise
       tapToAgent: roundSummary(summarize(r.tapToAgent)),
       hops: hopSummary(r.hops),
       failures: r.failures,
+      parkedShare: round(r.parkedShare),
       windowSeconds: Number(window.toFixed(1)),
       agentEventsPerSec: (a1.reduce((n, s) => n + s.events, 0) - a0.reduce((n, s) => n + s.events, 0)) / window,
       itemUpdatesPerSec: (a1.reduce((n, s) => n + s.itemCalls, 0) - a0.reduce((n, s) => n + s.itemCalls, 0)) / window,

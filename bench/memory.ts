@@ -37,6 +37,7 @@ export interface MemoryResult {
   askToPhone: Summary;
   tapToAgent: Summary;
   hops: Record<string, { p50: number; p99: number }>;
+  parkedShare?: number;
 }
 
 const WARMUP_S = 10;
@@ -129,6 +130,7 @@ export async function runMemory(cfg: Config & { memItems: number; memText: numbe
         askToPhone: roundSummary(summarize(r.askToPhone)),
         tapToAgent: roundSummary(summarize(r.tapToAgent)),
         hops: hopSummary(r.hops),
+        parkedShare: r.parkedShare,
       };
     } finally {
       clearInterval(sampler);

@@ -10,15 +10,20 @@ import react from "@vitejs/plugin-react";
 import { fileURLToPath } from "node:url";
 import { precompress } from "./build/precompress.ts";
 import { serviceWorker } from "./build/service-worker.ts";
+import { prefetchLater } from "./build/prefetch.ts";
 
 export default defineConfig({
   // Brotli and gzip copies of the build's text files: what goes over the wire (static.ts).
-  plugins: [react(), serviceWorker(fileURLToPath(new URL("src/sw/service-worker.ts", import.meta.url))), precompress()],
+  // The screens loaded on demand are named in index.html for the browser to fetch once the first
+  // screen is up, and for the service worker to keep (prefetch.ts).
+  plugins: [react(), prefetchLater(), serviceWorker(fileURLToPath(new URL("src/sw/service-worker.ts", import.meta.url))), precompress()],
   resolve: { conditions: ["collie-source"] },
   build: {
     outDir: "dist",
     emptyOutDir: true,
     assetsInlineLimit: 0, // no data: URLs, so the CSP can stay `default-src 'self'` (X-2)
+    // Every browser Collie runs in knows modulepreload; its polyfill was 1 KB of the entry (issue 31).
+    modulePreload: { polyfill: false },
     rollupOptions: {
       input: {
         main: fileURLToPath(new URL("index.html", import.meta.url)),

@@ -49,7 +49,7 @@ declare module "fastify" {
   }
 }
 
-export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites; log?: (line: string) => void }, opts: { logger?: boolean; connectionLimits?: ConnectionLimits } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites; log?: (line: string) => void; webDist?: string }, opts: { logger?: boolean; connectionLimits?: ConnectionLimits } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 256 * 1024,
@@ -151,6 +151,6 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     await liveRoute(scope, deps);
     if (deps.push) await pushRoutes(scope, deps.push);
   });
-  await app.register(async (scope) => staticRoutes(scope));
+  await app.register(async (scope) => staticRoutes(scope, deps.webDist ? { distDir: deps.webDist } : {}));
   return app;
 }

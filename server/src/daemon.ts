@@ -82,6 +82,8 @@ export interface DaemonOptions {
   staleLock?: boolean;
   /** Caps on the phone-facing server's connections (connections.ts); from the open-file limit by default. */
   connectionLimits?: ConnectionLimits;
+  /** The phone app's build to serve (static.ts); default the repo's web/dist. The bench serves a scratch build. */
+  webDist?: string;
 }
 
 export class Daemon {
@@ -165,8 +167,9 @@ export class Daemon {
     const pushAsk = (agent: string, paneId: string, ask: Ask) => {
       if (!push) return;
       try {
-        const conn = agents.get(agent);
-        push.ask({ agent, machine: conn?.summary().machine ?? null, paneId, paneTitle: conn?.mirror.detail(paneId)?.conversation.title ?? "", ask });
+        // This machine's own agents: no crew machine. The title without building the chat's whole
+        // content (a held view is 2000 items) or the agent's row (issue 31).
+        push.ask({ agent, machine: null, paneId, paneTitle: agents.get(agent)?.mirror.conversation(paneId)?.title ?? "", ask });
       } catch (err) {
         log(`push: ${(err as Error).message}`);
       }
@@ -174,7 +177,7 @@ export class Daemon {
     const pushAskClosed = (agent: string, paneId: string, askId: string) => {
       if (!push) return;
       try {
-        push.askClosed({ agent, machine: agents.get(agent)?.summary().machine ?? null, paneId, askId });
+        push.askClosed({ agent, machine: null, paneId, askId });
       } catch (err) {
         log(`push: ${(err as Error).message}`);
       }
@@ -255,7 +258,7 @@ export class Daemon {
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, log, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] } }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
+    const app = await buildApp({ push, log, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] }, ...(opts.webDist ? { webDist: opts.webDist } : {}) }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {

@@ -19,6 +19,9 @@ import type { EventsPage } from "../../src/wire/types.ts";
 import { CORE_TOKEN, serveCore, until } from "../helpers/agent.ts";
 import { NODE_FLAGS } from "../helpers/child-agent.ts";
 import { rawRequest, requestBytes } from "../helpers/raw-http.ts";
+import { serveNode } from "../../src/transport/node-http.ts";
+import { REPLY_HEADERS, type WireRequest } from "../../src/core/request.ts";
+import { createServer as createHttpServer } from "node:http";
 import { removeTempDirs, tempDir } from "../helpers/temp-dirs.ts";
 
 const opened: Collie[] = [];
@@ -475,6 +478,47 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     await until(() => collie.log.waiting === 3, "the three reads wait");
     socket.destroy();
     await until(() => collie.log.waiting === 0, "every waiter is released when the connection drops", 2000);
+  });
+
+  test("a request's signal aborts when its reader goes away, not after its reply was written", async () => {
+    // The adapter's own contract with the core: the signal is for a caller that left (a parked
+    // long-poll lets go); a reply that went out leaves it as it was.
+    const signals: AbortSignal[] = [];
+    const endpoint = {
+      request: (req: WireRequest) => {
+        signals.push(req.signal!);
+        if (req.path === "/answered") return Promise.resolve({ status: 200, headers: { ...REPLY_HEADERS }, body: { ok: true } });
+        return new Promise<never>(() => {}); // parked until the reader leaves
+      },
+    };
+    const path = join(tempDir(), "adapter.sock");
+    const server = createHttpServer((req, res) => serveNode(endpoint, req, res));
+    await new Promise<void>((resolve) => server.listen({ path }, resolve));
+    servers.push(server as unknown as Server);
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const req = httpRequest({ socketPath: path, path: "/answered", agent }, (res) => {
+            res.resume();
+            res.on("end", resolve);
+          });
+          req.on("error", reject);
+          req.end();
+        });
+      }
+      const parked = httpRequest({ socketPath: path, path: "/parked", agent: false });
+      parked.on("error", () => {});
+      parked.end();
+      await until(() => signals.length === 4, "the parked request reached the endpoint");
+      parked.destroy();
+      await until(() => signals[3]!.aborted, "the parked request's signal aborts when its reader goes");
+      agent.destroy();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(signals.slice(0, 3).map((s) => s.aborted), [false, false, false]);
+    } finally {
+      agent.destroy();
+    }
   });
 
   test("a keep-alive connection serving many requests in turn collects no listeners on its socket", async () => {

@@ -7,7 +7,7 @@
 import { lstatSync } from "node:fs";
 import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello, type ReadOptions } from "@colliepwa/durable-sdk/wire";
 import type { AgentState, AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
-import { AgentClient, AgentUnreachable, type Endpoint } from "./client.ts";
+import { AgentClient, AgentUnreachable, type AgentReply, type Endpoint } from "./client.ts";
 import { agentReads, type Mask } from "./gateway.ts";
 import { AgentMirror, MIRROR_TAIL_ITEMS, type MirrorChange } from "./mirror.ts";
 import type { ViewCache } from "./view-cache.ts";
@@ -248,35 +248,53 @@ export class AgentConnection {
 
   async #follow(onProgress: () => void): Promise<void> {
     const wait = this.#opts.waitMs ?? EVENTS_WAIT_MS;
-    while (!this.#stop.signal.aborted) {
+    const read = () => {
       // Views in pages are cut to the tail Collie keeps; a whole view is read when a chat opens.
       const q = `${this.#cursor === null ? "wait=0" : `after=${encodeURIComponent(this.#cursor)}&wait=${wait}`}&viewItems=${MIRROR_TAIL_ITEMS}`;
-      const reply = await this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
-      if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
-      const page = parseEventsPage(reply.body, this.#reads);
-      if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
-      for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
-      if (page.value.reset) this.#seq = 0;
-      // seq only grows: an event at or below what was applied is a repeat, never applied twice (W-3).
-      let last = this.#seq;
-      let repeats = 0;
-      for (const e of page.value.events) {
-        if (e.seq > last) last = e.seq;
-        else repeats++;
+      return this.client.get(`${this.prefix}/events?${q}`, wait + MARGIN_MS, this.#stop.signal);
+    };
+    let next = read();
+    try {
+      while (!this.#stop.signal.aborted) {
+        const reply = await next;
+        this.#applyPage(reply);
+        // The next page is asked for as soon as this one is applied (its changes published), before
+        // the rest of its work: an event the agent raises meanwhile (the next ask, right after an
+        // answer) finds the long-poll parked instead of waiting for that work (N-1, issue 31).
+        next = read();
+        onProgress();
+        this.#set(this.mirror.ready ? "ready" : "starting", undefined);
+        this.#opts.onApplied?.();
       }
-      if (repeats === 0) this.mirror.apply(page.value);
-      else {
-        let applied = this.#seq;
-        const events = page.value.events.filter((e) => e.seq > applied && (applied = e.seq) === e.seq);
-        this.#opts.log(`agent ${this.name}: ignored ${repeats} repeated event(s)`);
-        this.mirror.apply({ ...page.value, events });
-      }
-      this.#seq = last;
-      this.#cursor = page.value.cursor;
-      onProgress();
-      this.#set(this.mirror.ready ? "ready" : "starting", undefined);
-      this.#opts.onApplied?.();
+    } finally {
+      // A read in flight when the loop ends (stopped, or a page that broke it) is let go quietly.
+      next.catch(() => {});
     }
+  }
+
+  /** Checks one events page and applies it to the mirror; throws for a page that is not one. */
+  #applyPage(reply: AgentReply): void {
+    if (reply.status !== 200) throw new AgentUnreachable(`events answered ${reply.status}${errorCode(reply.body)}`);
+    const page = parseEventsPage(reply.body, this.#reads);
+    if (!page.ok) throw new MalformedReply(`malformed events page: ${page.error}`);
+    for (const dropped of page.dropped) this.#opts.log(`agent ${this.name}: dropped an event: ${dropped}`);
+    if (page.value.reset) this.#seq = 0;
+    // seq only grows: an event at or below what was applied is a repeat, never applied twice (W-3).
+    let last = this.#seq;
+    let repeats = 0;
+    for (const e of page.value.events) {
+      if (e.seq > last) last = e.seq;
+      else repeats++;
+    }
+    if (repeats === 0) this.mirror.apply(page.value);
+    else {
+      let applied = this.#seq;
+      const events = page.value.events.filter((e) => e.seq > applied && (applied = e.seq) === e.seq);
+      this.#opts.log(`agent ${this.name}: ignored ${repeats} repeated event(s)`);
+      this.mirror.apply({ ...page.value, events });
+    }
+    this.#seq = last;
+    this.#cursor = page.value.cursor;
   }
 
   #set(state: AgentState, problem: string | undefined): void {

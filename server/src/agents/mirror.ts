@@ -115,6 +115,12 @@ export class AgentMirror {
     return [...this.#panes.values()].map((p) => this.#conversation(p));
   }
 
+  /** The pane's conversation row as the phone gets it, without its items (push names it). */
+  conversation(paneId: string): Conversation | undefined {
+    const p = this.#panes.get(paneId);
+    return p ? this.#conversation(p) : undefined;
+  }
+
   detail(paneId: string): PaneDetail | undefined {
     const p = this.#panes.get(paneId);
     return p ? this.#detail(p) : undefined;

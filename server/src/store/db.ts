@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { routePath } from "@colliepwa/durable-sdk/wire";
 import { conversationOf, HOLD_MS } from "./held.ts";
 import { DB_FILE, dbFileState, damagedMessage, FRESH_STATE_FLAG, isDamage, lostMessage, markUsed, moveAside, StateDbRefused, usedBefore } from "./state-check.ts";
@@ -217,7 +217,7 @@ function openDb(path: string, check: boolean, noSchema: () => void = () => {}): 
   }
   // The WAL files that were there before: a refused start removes the ones its reads made, so it changed nothing.
   const before = new Set([`${path}-wal`, `${path}-shm`].filter((f) => existsSync(f)));
-  const db = new DatabaseSync(path);
+  const db = preparedOnce(new DatabaseSync(path));
   try {
     // Checked before anything is written (the pragmas below may write a database's header).
     if (check) {
@@ -260,6 +260,30 @@ function migrate(db: DatabaseSync, path: string): void {
       throw err;
     }
   }
+}
+
+/** More distinct statement texts than Collie has: past this, a statement is prepared for each use. */
+const MAX_KEPT_STATEMENTS = 256;
+
+/**
+ * The database with `prepare` remembering each statement by its text. Every statement Collie runs is
+ * a fixed text with `?` parameters, prepared where it is used; compiling it again on every call was
+ * most of the cost of a small statement, and an answer from a phone runs a dozen of them on the
+ * daemon's loop (the device check, the decision, push; issue 31). `run`, `get` and `all` reset a
+ * statement before they execute it, so a kept one is as good as a fresh one.
+ */
+function preparedOnce(db: DatabaseSync): DatabaseSync {
+  const prepare = db.prepare.bind(db);
+  const kept = new Map<string, StatementSync>();
+  db.prepare = (sql: string): StatementSync => {
+    let statement = kept.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (kept.size < MAX_KEPT_STATEMENTS) kept.set(sql, statement);
+    }
+    return statement;
+  };
+  return db;
 }
 
 /** The schema version this Collie writes. */

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon, writeSources } from "../helpers/daemon.ts";
-import { FakeAgent, fakeHello } from "../helpers/fake-agent.ts";
+import { FAKE_INSTANCE, FakeAgent, fakeHello } from "../helpers/fake-agent.ts";
+import { AgentConnection } from "../../src/agents/connection.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
 import { makeCert } from "../helpers/cert.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
@@ -203,6 +204,37 @@ describe("https agents with a token (D-1, D-3, S-6, X-3)", () => {
     } finally {
       delete process.env.COLLIE_TEST_TLS_TOKEN;
       delete process.env.COLLIE_TEST_WRONG_TOKEN;
+    }
+  });
+});
+
+describe("the events long-poll (W-3, N-1)", () => {
+  test("the next page is asked for as soon as a page is applied, before its aftermath (held answers) runs", async () => {
+    // An agent that raises its next ask right after an answer finds the long-poll parked only if
+    // Collie asked again before its work after the previous page (issue 31).
+    const socket = join(tempDir(), "fake.sock");
+    const fake = new FakeAgent({ panes: ["f1"] });
+    fakes.push(fake);
+    await fake.listen({ socket });
+    let reads = 0;
+    const readsAtAftermath: number[] = [];
+    const conn = new AgentConnection({
+      name: "fake", endpoint: { kind: "socket", path: socket }, onSummary: () => {}, onChange: () => {}, log: () => {}, waitMs: 5000,
+      onApplied: () => readsAtAftermath.push(reads),
+    });
+    const get = conn.client.get.bind(conn.client);
+    conn.client.get = (path, ...rest) => {
+      if (path.includes("/events?")) reads++;
+      return get(path, ...rest);
+    };
+    try {
+      conn.start();
+      await until(() => readsAtAftermath.length === 1, "the first page applied");
+      fake.push({ cursor: `${FAKE_INSTANCE}.2`, reset: false, views: [], events: [] });
+      await until(() => readsAtAftermath.length === 2, "the second page applied");
+      assert.deepEqual(readsAtAftermath, [2, 3], "when page n's aftermath ran, read n + 1 had been made");
+    } finally {
+      await conn.stop();
     }
   });
 });

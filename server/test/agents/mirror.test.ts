@@ -75,3 +75,13 @@ describe("an ask that arrives inside a view (issue 38, item 4)", () => {
     assert.deepEqual(changes.filter((c) => c.type === "ask").map((c) => c.type === "ask" && c.ask.id), [A2]);
   });
 });
+
+describe("a pane's conversation row (push names the pane by it)", () => {
+  test("is the row the chat's content carries, shaped by present, and undefined for a pane not open", () => {
+    const mirror = new AgentMirror("desk", () => {}, (c) => ({ ...c, title: c.title.toUpperCase() }));
+    mirror.apply({ cursor: "c1", reset: true, layout: layout([summary("a", T(1))]) as EventsPage["layout"], views: [{ pane: summary("a", T(1)), items: [reply("a1", T(1))], itemsCut: false, asks: [] }], events: [] });
+    assert.deepEqual(mirror.conversation("a"), mirror.detail("a")!.conversation);
+    assert.equal(mirror.conversation("a")!.title, "A");
+    assert.equal(mirror.conversation("b"), undefined);
+  });
+});

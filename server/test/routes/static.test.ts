@@ -428,3 +428,19 @@ describe("preconditions and Vary on their own", () => {
     }
   });
 });
+
+describe("the daemon's build", () => {
+  test("a daemon given another build serves that build, over real HTTP", async () => {
+    const { Daemon } = await import("../../src/daemon.ts");
+    const daemon = await Daemon.create({ sources: { fixed: [] }, stateDir: ":memory:", push: false, log: () => {}, webDist: dist });
+    try {
+      const url = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
+      const index = await fetch(`${url}/`);
+      assert.equal(index.status, 200);
+      assert.equal(await index.text(), INDEX);
+      assert.equal(await (await fetch(`${url}/assets/main-abc123.js`)).text(), "console.log(1)");
+    } finally {
+      await daemon.close();
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { after, test } from "node:test";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 import { heldAnswer } from "../helpers/held.ts";
+import { openStateDb, SCHEMA_VERSION } from "../../src/store/db.ts";
 
 after(async () => {
   await closeAllDaemons();
@@ -44,4 +45,18 @@ test("an existing state directory with wider permissions is made owner-only", as
   const again = await TestDaemon.start({ sources: { fixed: [] }, stateDir });
   assertOwnerOnly(stateDir);
   await again.close();
+});
+
+test("a statement is prepared once and serves every later call with its own parameters", () => {
+  const state = openStateDb(":memory:");
+  try {
+    const sql = "SELECT version FROM schema_version WHERE version >= ?";
+    const first = state.db.prepare(sql);
+    assert.equal(state.db.prepare(sql), first, "the same statement for the same text");
+    assert.equal((first.get(0) as { version: number }).version, SCHEMA_VERSION);
+    assert.equal(state.db.prepare(sql).get(SCHEMA_VERSION + 1), undefined, "a kept statement runs with the new parameters");
+    assert.notEqual(state.db.prepare("SELECT 1"), first);
+  } finally {
+    state.close();
+  }
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { Ask } from "@colliepwa/shared";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
-import { Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
+import { DECISION_MAX_AGE_MS, Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
 import { HeldWrites, HOLD_MS } from "../../src/store/held.ts";
 import { heldAnswer } from "../helpers/held.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
@@ -162,6 +162,26 @@ describe("decisions", () => {
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     assert.equal(d.settle("desk", "r2", true, true)?.decision.askId, "a2");
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1", "a2"]);
+  });
+
+  test("a decision older than DECISION_MAX_AGE_MS is neither read nor kept, though aged ones are deleted at most once an hour", () => {
+    let t = Date.UTC(2026, 0, 1);
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state, () => t);
+    const answer = { kind: "permission", optionId: "always" } as const;
+    d.record("desk", draftDecision("p1", permission("a1", "refund"), answer, "Pixel"));
+    t += DECISION_MAX_AGE_MS - 60_000;
+    d.record("desk", draftDecision("p1", permission("a2", "deploy"), answer, "Pixel"));
+    t += 120_000; // a1 is past the age now; a2 is not
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a2"]);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["deploy"]);
+    const rows = () => (state.db.prepare("SELECT COUNT(*) AS n FROM decisions").get() as { n: number }).n;
+    d.record("desk", draftDecision("p1", permission("a3", "refund"), answer, "Pixel"));
+    assert.equal(rows(), 3, "within the hour of the last sweep the aged row stays in the table");
+    t += 60 * 60 * 1000;
+    d.record("desk", draftDecision("p1", permission("a4", "refund"), answer, "Pixel"));
+    assert.equal(rows(), 3, "the next sweep deleted it");
+    assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a2", "a3", "a4"]);
   });
 
   test("a conversation keeps its newest PER_PANE decisions", () => {

@@ -7,7 +7,6 @@
 import { PhoneActions } from "./actions.ts";
 import { Api, errorMessage } from "./api.ts";
 import { browserDraftStorage, Drafts, type DraftStorage } from "./drafts.ts";
-import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
 import { idbNotificationAnswers, memoryNotificationAnswers, type NotificationAnswer, type NotificationAnswerStorage } from "./notification-answers.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
@@ -91,7 +90,10 @@ export class Phone {
     if (!(await this.checkPaired())) return;
     this.live.start();
     // Push stays on for a phone that had it on: its subscription is registered again for this device.
-    if (typeof window !== "undefined" && "serviceWorker" in navigator) void renewPush(browserPushEnv(this.api));
+    // Loaded here, after the first screen: push's code is not part of the entry (issue 31).
+    if (typeof window !== "undefined" && "serviceWorker" in navigator) {
+      void import("./push.ts").then(({ browserPushEnv, renewPush }) => renewPush(browserPushEnv(this.api))).catch(() => undefined);
+    }
     if (typeof window !== "undefined") window.addEventListener("online", () => this.live.retryNow());
   }
 

@@ -5,15 +5,17 @@
  * top while one of its conversations waits on you; none is drawn when no agent is attached, or
  * when "Show only what needs you" hides all of its rows.
  */
-import { useMemo, useState } from "react";
+import { lazy, Suspense, useMemo, useState } from "react";
 import type { AgentSummary } from "@colliepwa/shared";
 import { usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
 import { agentLine2, agentRowRight, agentSections, agentsWithWaiting, agentTitle, sectionHeading, type AgentSection } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
-import { readOnlyNeedsYou } from "./settings.ts";
-import { PushOffer } from "./PushOffer.tsx";
+import { pushOfferPending, readOnlyNeedsYou } from "./settings.ts";
 import { WORDS } from "@colliepwa/shared/strings";
+
+/** The push offer is made once, after pairing: its code (and push's) loads only while it is pending. */
+const PushOffer = lazy(() => import("./PushOffer.tsx").then((m) => ({ default: m.PushOffer })));
 
 /** Said when "Show only what needs you" hides every agent (words in docs/decisions.md). */
 export const FILTER_WORDS = WORDS.filter;
@@ -38,7 +40,7 @@ export function Dashboard() {
         <h1>{WORDS.screen.collie}</h1>
         <a className="icon-button" href={href({ name: "settings" })} aria-label={WORDS.screen.settings}>⚙</a>
       </header>
-      <PushOffer />
+      {pushOfferPending() && <Suspense fallback={null}><PushOffer /></Suspense>}
       {sections.filter((s) => s.floats).map(draw)}
       <section className="spaces" aria-label={WORDS.screen.spaces}>
         {!state.loaded && <p className="muted">{WORDS.screen.connecting}</p>}

@@ -9,16 +9,9 @@ import { useEffect, useMemo, useState } from "react";
 import { usePhone } from "../../app/react.ts";
 import { browserPushEnv, PUSH_WORDS, PushError, pushState, turnPushOn, type PushEnv } from "../../app/push.ts";
 
-/** Set by a successful pairing; cleared by an answer to the offer. */
-export const OFFER_KEY = "collie.offerPush";
-
-export function markPushOffer(storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage): void {
-  try {
-    storage?.setItem(OFFER_KEY, "1");
-  } catch {
-    // private mode: no offer, Settings still has the switch
-  }
-}
+// The offer's key and its setter live with the dashboard's other settings, so the dashboard can
+// tell whether to load this offer at all: it is a chunk of its own (issue 31).
+import { OFFER_KEY } from "./settings.ts";
 
 export function PushOffer({ env: given }: { env?: PushEnv }) {
   const phone = usePhone();

@@ -16,3 +16,23 @@ export function writeOnlyNeedsYou(on: boolean, storage: Pick<Storage, "setItem">
     // private mode: the setting lasts for this page only
   }
 }
+
+/** Set by a successful pairing; cleared by an answer to the push offer (PushOffer.tsx). */
+export const OFFER_KEY = "collie.offerPush";
+
+export function markPushOffer(storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage): void {
+  try {
+    storage?.setItem(OFFER_KEY, "1");
+  } catch {
+    // private mode: no offer, Settings still has the switch
+  }
+}
+
+/** Whether the dashboard still has the push offer to make: only then is its code loaded. */
+export function pushOfferPending(storage: Pick<Storage, "getItem"> | undefined = globalThis.localStorage): boolean {
+  try {
+    return storage?.getItem(OFFER_KEY) === "1";
+  } catch {
+    return false;
+  }
+}

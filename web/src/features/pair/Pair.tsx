@@ -6,7 +6,7 @@
 import { Fragment, useState, type ReactNode } from "react";
 import { usePhone } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
-import { markPushOffer } from "../dashboard/PushOffer.tsx";
+import { markPushOffer } from "../dashboard/settings.ts";
 import { WORDS } from "@colliepwa/shared/strings";
 
 export function Pair({ code }: { code: string | null }) {
