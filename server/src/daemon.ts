@@ -193,7 +193,7 @@ export class Daemon {
         audit.write({ action, agent, requestId, device: HELD_BY_COLLIE, status: outcome.status, outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered" });
       },
       log,
-    }, crewHeld, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
+    }, crewHeld, { ...(opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {}), ...(redact ? { present: maskConversation, mask } : {}) });
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));

@@ -13,7 +13,7 @@ import type { Unnumbered } from "../agents/live.ts";
 import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
-import { CrewMember } from "./member.ts";
+import { CrewMember, type MemberOptions } from "./member.ts";
 import { apiError } from "../errors.ts";
 
 const READ_TIMEOUT_MS = 10_000;
@@ -35,16 +35,19 @@ export class Crew {
   readonly #held: HeldCrewActions;
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
+  readonly #memberOpts: MemberOptions;
   readonly #delivering = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Set by stopAll: nothing touches the state database after the daemon closed it. */
   #stopped = false;
 
-  constructor(events: CrewEvents, held: HeldCrewActions, opts: { retryDelaysMs?: readonly number[]; now?: () => number } = {}) {
+  /** `present` and `mask` shape what members pass on as the lead's own agents' (R-1). */
+  constructor(events: CrewEvents, held: HeldCrewActions, opts: MemberOptions = {}) {
     this.#events = events;
     this.#held = held;
     this.#now = opts.now ?? Date.now;
     this.#retryDelaysMs = opts.retryDelaysMs;
+    this.#memberOpts = opts;
   }
 
   /** Makes the members match sources.json: new ones connect, gone ones go, changed ones reconnect. */
@@ -67,7 +70,7 @@ export class Crew {
         askClosed: (mb, agent, paneId, askId) => this.#events.askClosed(mb.key(agent), mb.name, paneId, askId),
         connected: (mb) => this.#deliverHeld(mb),
         log: (line) => this.#events.log(line),
-      }, this.#retryDelaysMs);
+      }, this.#memberOpts);
       this.#members.set(source.name, member);
       member.start();
     }
@@ -83,6 +86,10 @@ export class Crew {
 
   member(name: string): CrewMember | undefined {
     return this.#members.get(name);
+  }
+
+  members(): CrewMember[] {
+    return [...this.#members.values()];
   }
 
   summaries(): AgentSummary[] {

@@ -43,7 +43,7 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
     const missed = Number.isSafeInteger(since) && since >= 0 ? deps.live.since(since) : null;
     if (missed) {
       client.send({ type: "resumed", seq: deps.live.seq });
-      for (const m of missed) if (m.type !== "item" && m.type !== "view") client.send(m);
+      for (const m of missed) client.send(m);
     } else {
       client.send({ type: "snapshot", seq: deps.live.seq, snapshot: snapshot(deps) });
     }
