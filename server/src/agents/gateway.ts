@@ -265,7 +265,7 @@ export function asOutcome(status: number, body: unknown): Outcome {
  * like every other agent text (L-2). Anything else an agent adds (a huge array, a value nested
  * thousands of levels deep) never reaches the phone: it could not even be serialized.
  */
-function catalogErrorBody(b: Record<string, unknown>): Record<string, unknown> {
+export function catalogErrorBody(b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { error: b.error, message: cleanText(String(b.message), 4096).text };
   if (typeof b.revision === "string" && /^[0-9a-f]{16}$/.test(b.revision)) out.revision = b.revision;
   if (typeof b.reason === "string") out.reason = cleanText(b.reason, 4096).text;

@@ -6,17 +6,23 @@
  * on the path is a replay at the agent, never a second run). An action for a member that cannot
  * be reached is held here and delivered once when the member is back (D-5's rules).
  */
-import type { AgentSummary, Conversation } from "@colliepwa/shared";
+import { phonePath, type AgentSummary, type Conversation, type PaneDetail } from "@colliepwa/shared";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { AgentUnreachable } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
-import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
+import { ACTION_TIMEOUT_MS, agentReads, type Outcome } from "../agents/gateway.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
 import { CrewMember, type MemberOptions } from "./member.ts";
+import { memberRead, memberWrite, type MemberReadRoute } from "./replies.ts";
 import { apiError } from "../errors.ts";
 
 const READ_TIMEOUT_MS = 10_000;
+/**
+ * Chats a lead reads, one at a time, for the asks already open on a member when it connects (U-3):
+ * enough for every push the limits would let through, never a read per conversation of a flood.
+ */
+const OPEN_ASK_READS = 100;
 
 export interface CrewEvents {
   publish(message: Unnumbered): void;
@@ -68,7 +74,10 @@ export class Crew {
         publish: (m) => this.#events.publish(m),
         ask: (mb, agent, paneId, ask) => this.#events.ask(mb.key(agent), mb.name, paneId, mb.paneTitle(agent, paneId), ask),
         askClosed: (mb, agent, paneId, askId) => this.#events.askClosed(mb.key(agent), mb.name, paneId, askId),
-        connected: (mb) => this.#deliverHeld(mb),
+        connected: (mb) => {
+          this.#deliverHeld(mb);
+          this.#pushOpenAsks(mb);
+        },
         log: (line) => this.#events.log(line),
       }, this.#memberOpts);
       this.#members.set(source.name, member);
@@ -100,15 +109,21 @@ export class Crew {
     return [...this.#members.values()].flatMap((m) => m.conversations());
   }
 
-  /** Reads through to the member (pane, history, starters): `path` is the member's own API path. */
-  async read(key: string, path: string): Promise<Outcome> {
+  /**
+   * Reads through to the member (a page of conversations, a pane, history, starters): `path` is
+   * the member's own API path; its reply is read as the lead reads its own agents (replies.ts).
+   */
+  async read(key: string, route: MemberReadRoute, path: string): Promise<Outcome> {
     const own = this.owner(key);
     if (!own) return apiError("unknown-agent", "No such durable agent.");
     const refused = this.#refusal(own.member);
     if (refused) return refused;
     try {
       const r = await own.member.get(path, READ_TIMEOUT_MS);
-      return { status: r.status, body: r.body as Record<string, unknown> };
+      const opts = this.#memberOpts;
+      return memberRead(route, r.status, r.body, {
+        member: own.member.name, key, reads: agentReads(opts.mask), present: opts.present ?? ((c) => c), mask: opts.mask,
+      });
     } catch (err) {
       if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The crew member did not answer.");
       throw err;
@@ -137,7 +152,7 @@ export class Crew {
     if (member.state !== "ready") return hold();
     try {
       const r = await member.post(path, body, ACTION_TIMEOUT_MS);
-      return memberOutcome(r.status, r.body);
+      return memberWrite(member.name, r.status, r.body);
     } catch (err) {
       if (!(err instanceof AgentUnreachable)) throw err;
       // The live connection may still look fine (a stall, a lost reply): try again shortly rather
@@ -166,7 +181,7 @@ export class Crew {
           // Closing: the member may have taken it; the same request id makes the next delivery a replay.
           if (this.#stopped) return;
           this.#held.release(member.name, h.requestId);
-          const outcome = memberOutcome(r.status, r.body);
+          const outcome = memberWrite(member.name, r.status, r.body);
           this.#events.delivered(member.key(h.agent), h.action, h.requestId, outcome);
           // A member that held the answer for its own agent says how it ended in its own
           // held-outcome, which reaches the phone through its live stream.
@@ -178,6 +193,29 @@ export class Crew {
         }
       }
     })();
+  }
+
+  /**
+   * The asks already open on a member when the lead connects push like new ones (U-3, C-1): its
+   * snapshot carries conversations, not asks, so the lead reads the chats waiting on the phone (at
+   * most OPEN_ASK_READS, one at a time) and hands each open ask to push, whose dedupe makes it once
+   * per tool call however often the lead connects, and whose limits bound how many push. Ends with
+   * the connection it began on.
+   */
+  #pushOpenAsks(member: CrewMember): void {
+    const connection = member.connection;
+    const panes = member.waitingPanes(OPEN_ASK_READS);
+    if (panes.length === 0) return;
+    void (async () => {
+      for (const { agent, pane } of panes) {
+        if (this.#stopped || member.connection !== connection || member.state !== "ready") return;
+        const key = member.key(agent);
+        const r = await this.read(key, "pane", phonePath("pane", { agent, pane }));
+        if (r.status !== 200 || this.#stopped || member.connection !== connection) continue;
+        const detail = r.body as unknown as PaneDetail;
+        for (const ask of detail.asks) this.#events.ask(key, member.name, pane, detail.conversation.title, ask);
+      }
+    })().catch((err: unknown) => this.#events.log(`crew member ${member.name}: reading its open asks: ${(err as Error).message}`));
   }
 
   /** Why a member takes no request now, or null when it does. */
@@ -205,10 +243,4 @@ export function memberPath(pattern: string, params: Record<string, string>, agen
   const path = pattern.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(name === "agent" ? agent : params[name] ?? ""));
   const q = rawUrl.indexOf("?");
   return q >= 0 ? `${path}${rawUrl.slice(q)}` : path;
-}
-
-/** The member's reply as the lead's phone gets it: its `202 held` as is, anything else checked like an agent's (L-2). */
-function memberOutcome(status: number, body: unknown): Outcome {
-  if (status === 202 && (body as { held?: unknown } | null)?.held === true) return { status, body: { held: true } };
-  return asOutcome(status, body);
 }

@@ -30,7 +30,7 @@ import { agentReads, asOutcome, type Mask } from "../agents/gateway.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import { COLLIE_WIRE_VERSIONS } from "../version.ts";
 import { MEMBER_LIMITS, MemberKeep } from "./kept.ts";
-import { CREW_HELLO_PATH, CREW_PROTOCOL_VERSION } from "./protocol.ts";
+import { CREW_HEADER, CREW_HELLO_PATH, CREW_PROTOCOL_VERSION, crewMismatch } from "./protocol.ts";
 
 /** The crew key of a member's agent on the lead: `<agent>@<member>` (agent names never hold `@`). */
 export function crewKey(agent: string, member: string): string {
@@ -38,6 +38,8 @@ export function crewKey(agent: string, member: string): string {
 }
 
 const HELLO_TIMEOUT_MS = 5_000;
+/** Every request to a member names the crew protocol this lead speaks (the member checks it). */
+const CREW_HEADERS = Object.freeze({ [CREW_HEADER]: String(CREW_PROTOCOL_VERSION) });
 /** Malformed messages from a member are logged at most this often (a flood must not flood the log). */
 const DROP_LOG_EVERY_MS = 10_000;
 /** The window `MEMBER_LIMITS.badPerMinute` counts in. */
@@ -96,6 +98,7 @@ export class CrewMember {
   #badSince = 0;
   /** Why the member was disconnected for what it sent, until the next try. */
   #misbehaved: string | null = null;
+  #connection = 0;
   #stopped = false;
   #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -109,7 +112,7 @@ export class CrewMember {
     this.#present = opts.present ?? ((c) => c);
     this.#mask = opts.mask;
     this.#now = opts.now ?? Date.now;
-    this.client = new AgentClient({ kind: "url", url: source.url, token: source.token, ...(source.ca ? { ca: source.ca } : {}) }, COLLIE_WIRE_VERSIONS);
+    this.client = new AgentClient({ kind: "url", url: source.url, token: source.token, ...(source.ca ? { ca: source.ca } : {}) }, COLLIE_WIRE_VERSIONS, CREW_HEADERS);
   }
 
   get state(): AgentState {
@@ -218,14 +221,20 @@ export class CrewMember {
     }
   }
 
-  /** The crew protocol check; false (and Version mismatch) when the member speaks another one. */
+  /**
+   * The crew protocol check, both ways; false (and Version mismatch) when the member speaks
+   * another one: its hello names another (or none: an older Collie answers 404), or it refused
+   * this lead's (`409 agent-version-mismatch`, with the version it speaks).
+   */
   async #hello(): Promise<boolean> {
     const r = await this.client.get(CREW_HELLO_PATH, HELLO_TIMEOUT_MS);
     if (r.status === 401) throw new AgentUnreachable("the member refused the crew credential (revoked? run collie crew join again)");
-    // An older Collie has no crew hello at all (404): it cannot take answers from a lead.
-    const crew = (r.body as { crew?: unknown } | null)?.crew;
-    if (r.status === 404 || (r.status === 200 && crew !== CREW_PROTOCOL_VERSION)) {
-      const problem = `the member speaks crew protocol ${typeof crew === "number" ? crew : "none"}, this Collie speaks ${CREW_PROTOCOL_VERSION}`;
+    const body = (r.body ?? {}) as { crew?: unknown; error?: unknown; speaks?: unknown };
+    const refused = r.status === 409 && body.error === "agent-version-mismatch";
+    const crew = refused ? (Array.isArray(body.speaks) ? body.speaks.filter(Number.isSafeInteger) as number[] : null) : body.crew;
+    if (refused || r.status === 404 || (r.status === 200 && crew !== CREW_PROTOCOL_VERSION)) {
+      const spoken = Array.isArray(crew) ? (crew.length > 0 ? crew.slice(0, 4) : null) : typeof crew === "number" && Number.isSafeInteger(crew) ? crew : null;
+      const problem = `${crewMismatch(spoken, CREW_PROTOCOL_VERSION)}${refused ? " (the member refused this lead)" : ""}`;
       if (this.#state !== "version-mismatch") this.#events.log(`crew member ${this.name}: version mismatch: ${problem}`);
       this.#set("version-mismatch", problem);
       return false;
@@ -239,7 +248,7 @@ export class CrewMember {
     const url = new URL(PHONE_ROUTES.live.path, this.source.url);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${this.source.token}` },
+      headers: { ...CREW_HEADERS, authorization: `Bearer ${this.source.token}` },
       ...(this.source.ca ? { ca: this.source.ca } : {}),
       handshakeTimeout: HELLO_TIMEOUT_MS,
       maxPayload: MEMBER_LIMITS.frameBytes,
@@ -308,6 +317,7 @@ export class CrewMember {
         this.#noteRefused();
         this.#state = "ready";
         this.#problem = undefined;
+        this.#connection++;
         this.#publishRows();
         for (const c of this.conversations()) publish({ type: "conversation", conversation: c });
         for (const k of this.#watching) {
@@ -415,6 +425,25 @@ export class CrewMember {
     this.#droppedCount = 0;
   }
 
+  /**
+   * The member's conversations with open asks (its agent's name, the pane), at most `max`, while
+   * it is connected: where a lead that just connected looks for asks to push.
+   */
+  waitingPanes(max: number): { agent: string; pane: string }[] {
+    if (this.#state !== "ready") return [];
+    const out: { agent: string; pane: string }[] = [];
+    for (const c of this.#keep.conversations()) {
+      if (out.length >= max) break;
+      if (c.openAsks > 0) out.push({ agent: c.agent, pane: c.id });
+    }
+    return out;
+  }
+
+  /** Counts the member's connections that reached `ready`: a run for one connection ends with it. */
+  get connection(): number {
+    return this.#connection;
+  }
+
   /** The pane title the member last sent, for a push (U-2). */
   paneTitle(agent: string, pane: string): string {
     return this.#keep.conversation(agent, pane)?.title ?? "";
@@ -483,7 +512,8 @@ export class CrewMember {
  * in the lead's reading mode (`reads`, `agentReads`).
  */
 export function readMemberFrame(data: RawData, isBinary: boolean, reads: ReadOptions): LiveRead<LiveMessage> {
-  if (isBinary) return { ok: false, error: "a binary frame" };
+  const binary = "a binary frame";
+  if (isBinary) return { ok: false, error: binary };
   return readLiveText(String(data), reads);
 }
 

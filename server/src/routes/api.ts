@@ -20,7 +20,9 @@ import { memberPath, type Crew } from "../crew/crew.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
-import { passOn, phoneSchema } from "./schemas.ts";
+import { phoneSchema } from "./schemas.ts";
+import { maskHistoryPage } from "../push/mask.ts";
+import type { MemberReadRoute } from "../crew/replies.ts";
 
 export interface ApiDeps {
   agents: AgentManager;
@@ -71,12 +73,15 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   app.get(PHONE_ROUTES.snapshot.path, { ...DEVICE, ...phoneSchema("snapshot") }, async () => snapshot(deps));
   app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: agentList(deps) }));
 
+  // What the agent (or the member) answered, its status and the body its checkers rebuilt (reply
+  // schema: the envelope).
+  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
   // A crew member's agent (C-1) is read through the member's own phone API.
-  const crewRead = async (req: { params: { agent: string }; url: string; routeOptions: { url?: string } }) => {
+  const crewRead = async (req: { params: { agent: string }; url: string; routeOptions: { url?: string } }, route: MemberReadRoute) => {
     const key = req.params.agent;
     const own = deps.crew?.owner(key);
     if (!own || !deps.crew) return null;
-    return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params, own.agent, req.url));
+    return deps.crew.read(key, route, memberPath(req.routeOptions.url!, req.params, own.agent, req.url));
   };
 
   // The page's cursor and size are checked by the schema, with the words the phone knows.
@@ -86,13 +91,8 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     // A number too large to write ("1e400") passes Ajv's integer check unbounded: it stays refused here, in the same words.
     if (!Number.isSafeInteger(offset)) return sendError(reply, "bad-request", PAGE_WORDS.after!);
     if (!Number.isSafeInteger(limit)) return sendError(reply, "bad-request", PAGE_WORDS.limit!);
-    const viaCrew = await crewRead(req);
-    if (viaCrew) {
-      // The member names its agent by its own name; the lead's phone knows it by its crew key.
-      const body = viaCrew.body as { conversations?: { agent?: string }[] };
-      if (viaCrew.status === 200) for (const c of body.conversations ?? []) c.agent = req.params.agent;
-      return passOn(reply, viaCrew);
-    }
+    const viaCrew = await crewRead(req, "conversations");
+    if (viaCrew) return send(reply, viaCrew);
     const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
     if (!page) return sendError(reply, "unknown-agent", "No such durable agent.");
     const body: ConversationsPage = { conversations: page.conversations };
@@ -101,12 +101,8 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   });
 
   app.get(PHONE_ROUTES.pane.path, { ...DEVICE, ...phoneSchema("pane") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) {
-      const detail = viaCrew.body as { conversation?: { agent?: string } };
-      if (viaCrew.status === 200 && detail.conversation) detail.conversation.agent = req.params.agent;
-      return passOn(reply, viaCrew);
-    }
+    const viaCrew = await crewRead(req, "pane");
+    if (viaCrew) return send(reply, viaCrew);
     const conn = deps.agents.get(req.params.agent);
     if (!conn) return sendError(reply, "unknown-agent", "No such durable agent.");
     const detail = await conn.paneDetail(req.params.pane);
@@ -129,23 +125,21 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     if (q.limit?.length) s.set("limit", String(q.limit));
     return s.size ? `?${s}` : "";
   };
-  // What the agent answered, its status and the body its checkers rebuilt (reply schema: the envelope).
-  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
   app.get(PHONE_ROUTES.history.path, { ...DEVICE, ...phoneSchema("history") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
+    const viaCrew = await crewRead(req, "history");
+    if (viaCrew) return send(reply, viaCrew);
     const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
-    const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
+    const body = r.status === 200 && deps.mask ? maskHistoryPage(r.body as unknown as HistoryPage, deps.mask) : r.body;
     return send(reply, { status: r.status, body });
   });
   app.get(PHONE_ROUTES.historyItems.path, { ...DEVICE, ...phoneSchema("historyItems") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
+    const viaCrew = await crewRead(req, "historyItems");
+    if (viaCrew) return send(reply, viaCrew);
     return send(reply, await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage));
   });
   app.get(PHONE_ROUTES.starters.path, { ...DEVICE, ...phoneSchema("starters") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
+    const viaCrew = await crewRead(req, "starters");
+    if (viaCrew) return send(reply, viaCrew);
     return send(reply, await readThrough(req.params.agent, "starters", {}, "", parseStartersPage));
   });
 
@@ -183,8 +177,8 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
         device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
         outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
       });
-      // The agent's (or the member's) status and JSON, passed through unchanged (P-15).
-      return own ? passOn(reply, outcome) : send(reply, outcome);
+      // The agent's (or the member's) status and JSON, as the catalog has them (P-15).
+      return send(reply, outcome);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
   app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
@@ -196,16 +190,4 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   app.post(PHONE_ROUTES.close.path, { ...DEVICE, ...phoneSchema("close") }, forward("close", () => ({})));
   app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, ...phoneSchema("reopen") }, forward("reopen", () => ({})));
   app.post(PHONE_ROUTES.starter.path, { ...DEVICE, ...phoneSchema("starter") }, forward("starter", (p) => ({ starter: p.starter! })));
-}
-
-/** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */
-function maskHistory(page: HistoryPage, mask: (text: string) => string): HistoryPage {
-  return {
-    ...page,
-    rows: page.rows.map((row) => {
-      const out = { ...row, title: mask(row.title) };
-      if (row.subtitle !== undefined) out.subtitle = mask(row.subtitle);
-      return out;
-    }),
-  };
 }

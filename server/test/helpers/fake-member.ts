@@ -12,6 +12,8 @@ export interface FakeReply {
   status: number;
   /** JSON-encoded unless it is a string already (written as it is). */
   body: unknown;
+  /** Bytes written to the socket instead of a reply (a status line no HTTP server writes). */
+  raw?: string;
 }
 
 export interface FakeMemberOptions {
@@ -24,6 +26,10 @@ export interface FakeMemberOptions {
 }
 
 const write = (res: ServerResponse, r: FakeReply) => {
+  if (r.raw !== undefined) {
+    res.socket?.end(r.raw);
+    return;
+  }
   res.writeHead(r.status, { "content-type": "application/json" });
   res.end(typeof r.body === "string" ? r.body : JSON.stringify(r.body));
 };
