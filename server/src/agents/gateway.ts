@@ -1,7 +1,8 @@
 /**
- * The one gateway to the agents (D-4, D-5): every read Collie makes for a phone (history, a closed
- * conversation's items, starters) and every write goes through it, so reachability, the version
- * prefix and the mapping of failures to the error catalog are decided in one place.
+ * The one gateway to this machine's durable agents (D-4, D-5): every read an agent's connection
+ * (`AgentConnection`, an Upstream) makes for a phone (history, a closed conversation's items,
+ * starters) and every write goes through it, so reachability, the version prefix, holding and the
+ * mapping of failures to the error catalog are decided in one place.
  *
  * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
  * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
@@ -9,10 +10,10 @@
  * Collie cannot reach is held and delivered when the same ask is open again; a message sent while
  * the agent is unreachable is held and delivered once it is back.
  */
-import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName, type WriteRouteName } from "@colliepwa/durable-sdk/wire";
 import type { Answer, Parsed, ReadOptions } from "@colliepwa/durable-sdk/wire";
-import type { AgentManager } from "./manager.ts";
 import type { AgentConnection } from "./connection.ts";
+import type { UpstreamEvents } from "./upstream.ts";
 import { AgentUnreachable } from "./client.ts";
 import type { HeldAnswers } from "../store/held-answers.ts";
 import { apiError } from "../errors.ts";
@@ -57,27 +58,19 @@ export function agentReads(mask?: Mask): ReadOptions {
   return mask ? { cut: true, mask } : { cut: true };
 }
 
-/** What a held write was, when its delivery is reported (the audit log names it). */
-export interface HeldDelivery {
-  action: "answer" | "send";
-  pane: string;
-}
-
-
 export class AgentGateway {
-  readonly #agents: AgentManager;
   readonly #held: HeldAnswers;
-  readonly #onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void;
+  /** Where a held write's delivery is reported (fanout.ts). */
+  readonly #events: Pick<UpstreamEvents, "delivered">;
   readonly #now: () => number;
   readonly #reads: ReadOptions;
   readonly #delivering = new Set<string>();
   /** Agents whose held sends are being delivered now (one run per agent keeps their order). */
   readonly #deliveringSends = new Set<string>();
 
-  constructor(agents: AgentManager, held: HeldAnswers, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, opts: { mask?: Mask; now?: () => number } = {}) {
-    this.#agents = agents;
+  constructor(held: HeldAnswers, events: Pick<UpstreamEvents, "delivered">, opts: { mask?: Mask; now?: () => number } = {}) {
     this.#held = held;
-    this.#onHeldOutcome = onHeldOutcome;
+    this.#events = events;
     this.#now = opts.now ?? Date.now;
     this.#reads = agentReads(opts.mask);
   }
@@ -89,9 +82,7 @@ export class AgentGateway {
    * rebuilt from the keys it knows is what the phone gets (an unknown key, nested thousands of
    * levels deep, never reaches it).
    */
-  async read(agent: string, route: RouteName, params: Record<string, string>, query: string, parse: (v: unknown, opts: ReadOptions) => Parsed<unknown>): Promise<Outcome> {
-    const conn = this.#agents.get(agent);
-    if (!conn) return apiError("unknown-agent", "No such durable agent.");
+  async read(conn: AgentConnection, route: RouteName, params: Record<string, string>, query: string, parse: (v: unknown, opts: ReadOptions) => Parsed<unknown>): Promise<Outcome> {
     if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
     // As for a write: an agent still starting (Collie just started or reconnected) gets a moment.
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
@@ -109,9 +100,8 @@ export class AgentGateway {
   }
 
   /** A write (a phone action) to its agent. */
-  async write(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
-    const conn = this.#agents.get(agent);
-    if (!conn) return apiError("unknown-agent", `No durable agent named ${agent}.`);
+  async write(conn: AgentConnection, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    const agent = conn.name;
     if (conn.state === "version-mismatch") {
       return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
@@ -193,7 +183,7 @@ export class AgentGateway {
           return; // unreachable again: keep holding; the next page after reconnecting retries
         }
         this.#held.sends.release(held.requestId);
-        this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "send", pane: held.paneId });
+        this.#events.delivered(conn, agent, held.requestId, asOutcome(reply.status, reply.body), { action: "send", pane: held.paneId });
       }
     } finally {
       this.#deliveringSends.delete(agent);
@@ -204,9 +194,9 @@ export class AgentGateway {
    * Delivers the agent's held answers whose asks are open again (D-5), and its held sends. Called
    * after each events page the agent sends, so delivery follows the ask's reappearance without a poll.
    */
-  deliverHeld(agent: string): void {
-    const conn = this.#agents.get(agent);
-    if (!conn || conn.state !== "ready") return;
+  deliverHeld(conn: AgentConnection): void {
+    const agent = conn.name;
+    if (conn.state !== "ready") return;
     if (this.#held.sends.forAgent(agent).length > 0) {
       this.#deliverSends(agent, conn).catch(() => {
         // The daemon is closing (its database is gone): the send stays held on disk; the agent's
@@ -227,7 +217,7 @@ export class AgentGateway {
             // The outcome first: its decision's draft is on the held answer's row, which the
             // release deletes.
             try {
-              this.#onHeldOutcome(agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
+              this.#events.delivered(conn, agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
             } finally {
               this.#held.release(held.requestId);
             }

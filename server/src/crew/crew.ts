@@ -1,43 +1,30 @@
 /**
  * The lead's crew (C-1): one CrewMember per `crew` entry of sources.json, reconciled like the
- * durable agents (an edit applies live). It answers for every agent key `<agent>@<member>`: its
- * rows and conversations for the snapshot, its reads (pane, history, starters) and its actions,
- * forwarded to the member's own phone API with the phone's request id unchanged (a retry anywhere
- * on the path is a replay at the agent, never a second run). An action for a member that cannot
- * be reached is held here and delivered once when the member is back (D-5's rules).
+ * durable agents (an edit applies live); each is the Upstream of the agent keys `<agent>@<member>`
+ * (`UpstreamSource`). Every action for a member's agent is forwarded here to the member's own phone
+ * API with the phone's request id unchanged (a retry anywhere on the path is a replay at the agent,
+ * never a second run); an action for a member that cannot be reached is held here and delivered
+ * once when the member is back (D-5's rules). After each connect, the asks already open on the
+ * member push (U-3).
  */
-import { phonePath, type AgentSummary, type Conversation, type PaneDetail } from "@colliepwa/shared";
-import type { Ask } from "@colliepwa/durable-sdk/wire";
+import type { PaneDetail } from "@colliepwa/shared";
 import { AgentUnreachable } from "../agents/client.ts";
-import type { Unnumbered } from "../agents/live.ts";
-import { ACTION_TIMEOUT_MS, agentReads, type Outcome } from "../agents/gateway.ts";
+import { ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
+import type { UpstreamEvents, UpstreamSource } from "../agents/upstream.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import type { HeldCrewActions } from "./held.ts";
 import { CrewMember, type MemberOptions } from "./member.ts";
-import { memberRead, memberWrite, type MemberReadRoute } from "./replies.ts";
-import { apiError } from "../errors.ts";
+import { memberWrite } from "./replies.ts";
 
-const READ_TIMEOUT_MS = 10_000;
 /**
  * Chats a lead reads, one at a time, for the asks already open on a member when it connects (U-3):
  * enough for every push the limits would let through, never a read per conversation of a flood.
  */
 const OPEN_ASK_READS = 100;
 
-export interface CrewEvents {
-  publish(message: Unnumbered): void;
-  /** A member's ask opened or closed, in the lead's names (`agent` is the crew key). */
-  ask(agent: string, machine: string, paneId: string, paneTitle: string, ask: Ask): void;
-  askClosed(agent: string, machine: string, paneId: string, askId: string): void;
-  /** A held action was delivered (or refused) at the member: the audit line of its delivery. */
-  delivered(agent: string, action: string, requestId: string, outcome: Outcome): void;
-  log(line: string): void;
-}
-
-
-export class Crew {
+export class Crew implements UpstreamSource {
   readonly #members = new Map<string, CrewMember>();
-  readonly #events: CrewEvents;
+  readonly #events: UpstreamEvents;
   readonly #held: HeldCrewActions;
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
@@ -48,7 +35,7 @@ export class Crew {
   #stopped = false;
 
   /** `present` and `mask` shape what members pass on as the lead's own agents' (R-1). */
-  constructor(events: CrewEvents, held: HeldCrewActions, opts: MemberOptions = {}) {
+  constructor(events: UpstreamEvents, held: HeldCrewActions, opts: MemberOptions = {}) {
     this.#events = events;
     this.#held = held;
     this.#now = opts.now ?? Date.now;
@@ -70,27 +57,33 @@ export class Crew {
     await Promise.all(stopping);
     for (const source of wanted) {
       if (this.#members.has(source.name)) continue;
+      const events = this.#events;
       const member = new CrewMember(source, {
-        publish: (m) => this.#events.publish(m),
-        ask: (mb, agent, paneId, ask) => this.#events.ask(mb.key(agent), mb.name, paneId, mb.paneTitle(agent, paneId), ask),
-        askClosed: (mb, agent, paneId, askId) => this.#events.askClosed(mb.key(agent), mb.name, paneId, askId),
+        live: (up, m) => events.live(up, m),
+        closedAsks: (up, agent, paneId, askIds) => events.closedAsks(up, agent, paneId, askIds),
+        openAsk: (up, agent, paneId, ask, title) => events.openAsk(up, agent, paneId, ask, title),
+        delivered: (up, agent, requestId, outcome, held) => events.delivered(up, agent, requestId, outcome, held),
+        log: (line) => events.log(line),
+        write: (mb, agent, action, path, body) => this.#action(mb, agent, action, path, body),
         connected: (mb) => {
           this.#deliverHeld(mb);
           this.#pushOpenAsks(mb);
         },
-        log: (line) => this.#events.log(line),
       }, this.#memberOpts);
       this.#members.set(source.name, member);
       member.start();
     }
   }
 
-  /** The member and its agent's own name for a crew key, or null for a key of this machine. */
-  owner(key: string): { member: CrewMember; agent: string } | null {
+  /** The member that answers for a crew key `<agent>@<member>`; none for a key of this machine. */
+  find(key: string): CrewMember | undefined {
     const at = key.lastIndexOf("@");
-    if (at <= 0) return null;
-    const member = this.#members.get(key.slice(at + 1));
-    return member ? { member, agent: key.slice(0, at) } : null;
+    const member = at > 0 ? this.#members.get(key.slice(at + 1)) : undefined;
+    return member?.answers(key) ? member : undefined;
+  }
+
+  all(): IterableIterator<CrewMember> {
+    return this.#members.values();
   }
 
   member(name: string): CrewMember | undefined {
@@ -101,47 +94,12 @@ export class Crew {
     return [...this.#members.values()];
   }
 
-  summaries(): AgentSummary[] {
-    return [...this.#members.values()].flatMap((m) => m.summaries());
-  }
-
-  conversations(): Conversation[] {
-    return [...this.#members.values()].flatMap((m) => m.conversations());
-  }
-
-  /**
-   * Reads through to the member (a page of conversations, a pane, history, starters): `path` is
-   * the member's own API path; its reply is read as the lead reads its own agents (replies.ts).
-   */
-  async read(key: string, route: MemberReadRoute, path: string): Promise<Outcome> {
-    const own = this.owner(key);
-    if (!own) return apiError("unknown-agent", "No such durable agent.");
-    const refused = this.#refusal(own.member);
-    if (refused) return refused;
-    try {
-      const r = await own.member.get(path, READ_TIMEOUT_MS);
-      const opts = this.#memberOpts;
-      return memberRead(route, r.status, r.body, {
-        member: own.member.name, key, reads: agentReads(opts.mask), present: opts.present ?? ((c) => c), mask: opts.mask,
-      });
-    } catch (err) {
-      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The crew member did not answer.");
-      throw err;
-    }
-  }
-
   /**
    * Forwards one phone action to the member with the phone's body (request id included) as it
    * came. A member that cannot be reached, or does not answer in time, gets it held: the same
    * request id makes a second delivery a replay at the agent if the first did arrive.
    */
-  async action(key: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
-    const own = this.owner(key);
-    if (!own) return apiError("unknown-agent", `No durable agent named ${key}.`);
-    const { member, agent } = own;
-    if (member.state === "version-mismatch") {
-      return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
-    }
+  async #action(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
     const hold = (): Outcome => {
       this.#held.hold({ machine: member.name, requestId: body.requestId, agent, action, path, body, heldAt: this.#now() });
       member.retryNow();
@@ -181,11 +139,9 @@ export class Crew {
           // Closing: the member may have taken it; the same request id makes the next delivery a replay.
           if (this.#stopped) return;
           this.#held.release(member.name, h.requestId);
-          const outcome = memberWrite(member.name, r.status, r.body);
-          this.#events.delivered(member.key(h.agent), h.action, h.requestId, outcome);
-          // A member that held the answer for its own agent says how it ended in its own
-          // held-outcome, which reaches the phone through its live stream.
-          if (outcome.status !== 202) this.#events.publish({ type: "held-outcome", agent: member.key(h.agent), requestId: h.requestId, status: outcome.status, body: outcome.body });
+          // A member that held the answer for its own agent (202) says how it ended in its own
+          // held-outcome, which reaches the phone through its live stream (fanout.ts).
+          this.#events.delivered(member, member.key(h.agent), h.requestId, memberWrite(member.name, r.status, r.body), { action: h.action });
         } catch {
           return; // unreachable again: keep holding; the next connect retries
         } finally {
@@ -210,19 +166,12 @@ export class Crew {
       for (const { agent, pane } of panes) {
         if (this.#stopped || member.connection !== connection || member.state !== "ready") return;
         const key = member.key(agent);
-        const r = await this.read(key, "pane", phonePath("pane", { agent, pane }));
+        const r = await member.pane(key, pane);
         if (r.status !== 200 || this.#stopped || member.connection !== connection) continue;
         const detail = r.body as unknown as PaneDetail;
-        for (const ask of detail.asks) this.#events.ask(key, member.name, pane, detail.conversation.title, ask);
+        for (const ask of detail.asks) this.#events.openAsk(member, key, pane, ask, detail.conversation.title);
       }
     })().catch((err: unknown) => this.#events.log(`crew member ${member.name}: reading its open asks: ${(err as Error).message}`));
-  }
-
-  /** Why a member takes no request now, or null when it does. */
-  #refusal(member: CrewMember): Outcome | null {
-    if (member.state === "version-mismatch") return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
-    if (member.state !== "ready") return apiError("agent-unreachable", "The crew member cannot be reached right now.");
-    return null;
   }
 
   async stopAll(): Promise<void> {
@@ -233,14 +182,4 @@ export class Crew {
     this.#members.clear();
     await Promise.all(all.map((m) => m.stop()));
   }
-}
-
-/**
- * The member's phone-API path for a lead route: the route's pattern with its parameters filled in,
- * the crew key replaced by the agent's name on the member, and the query string kept.
- */
-export function memberPath(pattern: string, params: Record<string, string>, agent: string, rawUrl: string): string {
-  const path = pattern.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(name === "agent" ? agent : params[name] ?? ""));
-  const q = rawUrl.indexOf("?");
-  return q >= 0 ? `${path}${rawUrl.slice(q)}` : path;
 }

@@ -1,11 +1,12 @@
 /**
- * One crew member as the lead sees it (C-1): the member's own phone API and live WebSocket, read
+ * One crew member as the lead sees it (C-1), the Upstream of the member's agents on the lead (keyed
+ * `<agent>@<member>`): the member's own phone API and live WebSocket, read
  * over its front door with the crew credential, never its agents directly (the member keeps its
  * connection state, limits and masking). On connect the crew protocol version is checked
  * (`/api/crew/hello`); then the WebSocket's snapshot and deltas are kept here and passed on to the
  * lead's phones with each agent renamed to its crew key and `machine` set. A member that cannot be
  * reached keeps its last agent list, drawn Unreachable without counts; one that speaks another
- * crew protocol is drawn Version mismatch. The loop retries on a fixed delay table (STYLE 6).
+ * crew protocol is drawn Version mismatch. The loop retries on the fixed delay table (reconnect.ts).
  *
  * Everything the member sends is outside input (the security issues: one `null` once took the
  * lead down, again at every restart). Each frame is read by the live contract's one reader
@@ -18,18 +19,21 @@
  * longest delay. Nothing a member sends can throw out of the socket's handler.
  */
 import WebSocket, { type RawData } from "ws";
-import type { AgentState, AgentSummary, Conversation, LiveMessage } from "@colliepwa/shared";
-import { PHONE_ROUTES } from "@colliepwa/shared";
+import type { AgentState, AgentSummary, Conversation, LiveMessage, PaneDetail } from "@colliepwa/shared";
+import { PHONE_ROUTES, phonePath, type PhoneRouteName } from "@colliepwa/shared";
 import { SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
 import { readLiveText, type LiveRead } from "@colliepwa/shared/live";
-import type { Ask, ReadOptions } from "@colliepwa/durable-sdk/wire";
+import type { Ask, ReadOptions, WriteRouteName } from "@colliepwa/durable-sdk/wire";
 import { AgentClient, AgentUnreachable, type AgentReply } from "../agents/client.ts";
 import type { Unnumbered } from "../agents/live.ts";
-import { RETRY_DELAYS_MS } from "../agents/connection.ts";
-import { agentReads, asOutcome, type Mask } from "../agents/gateway.ts";
+import { Reconnect } from "../agents/reconnect.ts";
+import type { Upstream, UpstreamEvents, UpstreamRead } from "../agents/upstream.ts";
+import { agentReads, asOutcome, type Mask, type Outcome } from "../agents/gateway.ts";
+import { apiError } from "../errors.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import { COLLIE_WIRE_VERSIONS } from "../version.ts";
 import { MEMBER_LIMITS, MemberKeep } from "./kept.ts";
+import { memberRead, type MemberReadRoute } from "./replies.ts";
 import { CREW_HEADER, CREW_HELLO_PATH, CREW_PROTOCOL_VERSION, crewMismatch } from "./protocol.ts";
 
 /** The crew key of a member's agent on the lead: `<agent>@<member>` (agent names never hold `@`). */
@@ -49,16 +53,16 @@ const TOO_BIG = "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
 /** A member that answers no ping within this long is taken as gone (a half-open connection). */
 const PING_EVERY_MS = 10_000;
 
-export interface MemberEvents {
-  /** A live message for the lead's phones, already in the lead's names. */
-  publish(message: Unnumbered): void;
-  /** An ask opened or closed on the member (the lead pushes it, U-3). */
-  ask(member: CrewMember, agent: string, paneId: string, ask: Ask): void;
-  askClosed(member: CrewMember, agent: string, paneId: string, askId: string): void;
-  /** The member is connected again and its snapshot applied: held actions go now. */
+/** What a member's crew does for it (crew.ts): its held writes and what follows a connect. */
+export interface MemberEvents extends UpstreamEvents {
+  /** A phone action for the member's agent (`agent`, its own name) to its own path: sent, or held (D-5). */
+  write(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome>;
+  /** The member is connected again and its snapshot applied: held actions go now, open asks push. */
   connected(member: CrewMember): void;
-  log(line: string): void;
 }
+
+/** How long the lead waits for a member's answer to a read. */
+const READ_TIMEOUT_MS = 10_000;
 
 export interface MemberOptions {
   retryDelaysMs?: readonly number[];
@@ -69,8 +73,10 @@ export interface MemberOptions {
   now?: () => number;
 }
 
-export class CrewMember {
+export class CrewMember implements Upstream {
   readonly name: string;
+  /** Its agents run on the member's machine: a push names it (U-3). */
+  readonly machine: string;
   readonly source: CrewSource;
   readonly client: AgentClient;
   #state: AgentState = "starting";
@@ -82,7 +88,7 @@ export class CrewMember {
   /** Panes a lead phone shows (`<agent>\n<pane>`, member names): watched again after a reconnect. */
   readonly #watching = new Set<string>();
   readonly #events: MemberEvents;
-  readonly #delays: readonly number[];
+  readonly #reconnect: Reconnect;
   /** How every frame is read: as the lead reads its own agents (cut, cleaned, masked before a cut). */
   readonly #reads: ReadOptions;
   readonly #present: (c: Conversation) => Conversation;
@@ -99,15 +105,14 @@ export class CrewMember {
   /** Why the member was disconnected for what it sent, until the next try. */
   #misbehaved: string | null = null;
   #connection = 0;
-  #stopped = false;
-  #sleeping: (() => void) | null = null;
   #loop: Promise<void> | null = null;
 
   constructor(source: CrewSource, events: MemberEvents, opts: MemberOptions = {}) {
     this.name = source.name;
+    this.machine = source.name;
     this.source = source;
     this.#events = events;
-    this.#delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+    this.#reconnect = new Reconnect(opts.retryDelaysMs);
     this.#reads = agentReads(opts.mask);
     this.#present = opts.present ?? ((c) => c);
     this.#mask = opts.mask;
@@ -125,6 +130,17 @@ export class CrewMember {
 
   has(agent: string): boolean {
     return this.#keep.has(agent);
+  }
+
+  /** The member's own name of the agent a crew key names, or null for another member's key. */
+  #own(key: string): string | null {
+    const at = key.lastIndexOf("@");
+    return at > 0 && key.slice(at + 1) === this.name ? key.slice(0, at) : null;
+  }
+
+  /** Every key `<agent>@<this member>`: the member decides what its agents are, even one not listed yet. */
+  answers(key: string): boolean {
+    return this.#own(key) !== null;
   }
 
   /** How much the lead keeps of this member (tests, docs/security.md's figures). */
@@ -145,12 +161,63 @@ export class CrewMember {
 
   /**
    * The member's open conversations for the lead's snapshot, in the lead's names: each agent's first
-   * page (SNAPSHOT_CONVERSATIONS_PER_AGENT, the home's order), as for the lead's own agents; none
-   * while the member is not connected.
+   * page (at most `limit`, the home's order), as for the lead's own agents; none while the member is
+   * not connected.
    */
-  conversations(): Conversation[] {
+  firstPages(limit: number): Conversation[] {
     if (this.#state !== "ready") return [];
-    return [...this.#keep.agents()].flatMap((a) => this.#keep.firstPage(a.name, SNAPSHOT_CONVERSATIONS_PER_AGENT).map((c) => this.#lead(c)));
+    return [...this.#keep.agents()].flatMap((a) => this.#keep.firstPage(a.name, limit).map((c) => this.#lead(c)));
+  }
+
+  /** Further pages are read through the member, which keeps them all. */
+  conversationsPage(key: string, offset: number, limit: number): Promise<Outcome> {
+    return this.#read(key, "conversations", {}, `?${new URLSearchParams({ ...(offset > 0 ? { after: String(offset) } : {}), limit: String(limit) })}`);
+  }
+
+  pane(key: string, pane: string): Promise<Outcome> {
+    return this.#read(key, "pane", { pane }, "");
+  }
+
+  read(key: string, route: UpstreamRead, params: Record<string, string>, query: string): Promise<Outcome> {
+    return this.#read(key, route, params, query);
+  }
+
+  /**
+   * A read through the member's own phone API (C-1), its reply read as the lead reads its own
+   * agents' (replies.ts): only while it is connected.
+   */
+  async #read(key: string, route: MemberReadRoute, params: Record<string, string>, query: string): Promise<Outcome> {
+    const agent = this.#own(key);
+    if (agent === null) return apiError("unknown-agent", "No such durable agent.");
+    if (this.#state === "version-mismatch") return apiError("agent-version-mismatch", VERSION_WORDS);
+    if (this.#state !== "ready") return apiError("agent-unreachable", "The crew member cannot be reached right now.");
+    try {
+      const r = await this.client.get(memberRoutePath(route, agent, params, query), READ_TIMEOUT_MS);
+      return memberRead(route, r.status, r.body, { member: this.name, key, reads: this.#reads, present: this.#present, mask: this.#mask });
+    } catch (err) {
+      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The crew member did not answer.");
+      throw err;
+    }
+  }
+
+  /** An action goes to the member's own path for it, with the phone's request id, or is held (crew.ts). */
+  write(key: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    const agent = this.#own(key);
+    if (agent === null) return Promise.resolve(apiError("unknown-agent", `No durable agent named ${key}.`));
+    if (this.#state === "version-mismatch") return Promise.resolve(apiError("agent-version-mismatch", VERSION_WORDS));
+    return this.#events.write(this, agent, route, memberRoutePath(route, agent, params, ""), body);
+  }
+
+  /** The member keeps its asks' decisions itself: an answer from the lead's phone leaves none here. */
+  openAsk(): Ask | undefined {
+    return undefined;
+  }
+
+  /** The member sends the chat's view and its items on its live stream; they come back as deltas. */
+  async watch(key: string, pane: string): Promise<PaneDetail | undefined> {
+    const agent = this.#own(key);
+    if (agent !== null) this.#watchPane(agent, pane);
+    return undefined;
   }
 
   /** A kept conversation in the lead's names. */
@@ -159,7 +226,7 @@ export class CrewMember {
   }
 
   /** A lead phone shows this pane: its items flow from the member, starting with its view. */
-  watch(agent: string, pane: string): void {
+  #watchPane(agent: string, pane: string): void {
     const k = `${agent}\n${pane}`;
     this.#watching.delete(k);
     this.#watching.add(k);
@@ -168,21 +235,16 @@ export class CrewMember {
     this.#send({ type: "watch", agent, pane });
   }
 
-  get(path: string, timeoutMs: number): Promise<AgentReply> {
-    return this.client.get(path, timeoutMs);
-  }
-
   post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
     return this.client.post(path, body, timeoutMs);
   }
 
   start(): void {
-    this.#loop ??= this.#run();
+    this.#loop ??= this.#reconnect.run({ connect: (progress) => this.#session(progress), ended: (err) => this.#ended(err) });
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#sleeping?.();
+    this.#reconnect.stop();
     this.#socket?.terminate();
     this.client.close();
     await this.#loop;
@@ -190,35 +252,33 @@ export class CrewMember {
 
   /** Wakes a member that waits to retry (an action for it came in). */
   retryNow(): void {
-    this.#sleeping?.();
+    this.#reconnect.wake();
   }
 
-  async #run(): Promise<void> {
-    let attempt = 0;
-    while (!this.#stopped) {
-      try {
-        if (await this.#hello()) {
-          await this.#follow(() => (attempt = 0));
-        }
-      } catch (err) {
-        if (this.#stopped) break;
-        const why = err instanceof AgentUnreachable ? err.message : String(err);
-        if (this.#state !== "unreachable" || this.#problem !== why) this.#events.log(`crew member ${this.name}: unreachable: ${why}`);
-        this.#set("unreachable", why);
-      }
-      if (this.#stopped) break;
-      const misbehaved = this.#misbehaved;
-      this.#misbehaved = null;
-      if (misbehaved !== null) {
-        // Disconnected for what it sent: drawn Unreachable with why, and tried again only after the
-        // longest delay, however often it manages a good snapshot in between.
-        this.#set("unreachable", misbehaved);
-        await this.#sleep(this.#delays[this.#delays.length - 1]!);
-        continue;
-      }
-      if (this.#state === "ready") this.#set("unreachable", "the connection closed");
-      await this.#sleep(this.#delays[Math.min(attempt++, this.#delays.length - 1)]!);
+  /** One connection: the crew hello, then the live WebSocket until it closes. */
+  async #session(progress: () => void): Promise<void> {
+    if (await this.#hello()) await this.#follow(progress);
+  }
+
+  /** Why the connection ended, drawn on the member's rows; how long until the next try. */
+  #ended(err: unknown): "next" | "longest" {
+    if (this.#reconnect.stopped) return "next";
+    if (err !== null) {
+      const why = err instanceof AgentUnreachable ? err.message : String(err);
+      if (this.#state !== "unreachable" || this.#problem !== why) this.#events.log(`crew member ${this.name}: unreachable: ${why}`);
+      this.#set("unreachable", why);
+      return "next";
     }
+    const misbehaved = this.#misbehaved;
+    this.#misbehaved = null;
+    if (misbehaved !== null) {
+      // Disconnected for what it sent: drawn Unreachable with why, and tried again only after the
+      // longest delay, however often it manages a good snapshot in between.
+      this.#set("unreachable", misbehaved);
+      return "longest";
+    }
+    if (this.#state === "ready") this.#set("unreachable", "the connection closed");
+    return "next";
   }
 
   /**
@@ -303,7 +363,7 @@ export class CrewMember {
 
   /** Applies one message the reader took, in the member's names; only what is kept goes on. */
   #apply(m: LiveMessage): void {
-    const publish = this.#events.publish;
+    const publish = (message: Unnumbered) => this.#events.live(this, message);
     switch (m.type) {
       case "snapshot": {
         const before = [...this.#keep.conversations()];
@@ -319,7 +379,7 @@ export class CrewMember {
         this.#problem = undefined;
         this.#connection++;
         this.#publishRows();
-        for (const c of this.conversations()) publish({ type: "conversation", conversation: c });
+        for (const c of this.firstPages(SNAPSHOT_CONVERSATIONS_PER_AGENT)) publish({ type: "conversation", conversation: c });
         for (const k of this.#watching) {
           const [agent, pane] = k.split("\n") as [string, string];
           this.#send({ type: "watch", agent, pane });
@@ -354,12 +414,10 @@ export class CrewMember {
       case "ask":
         if (!this.#keep.has(m.agent)) return;
         publish({ type: "ask", agent: this.key(m.agent), paneId: m.paneId, ask: m.ask });
-        this.#events.ask(this, m.agent, m.paneId, m.ask);
         return;
       case "ask-closed":
         if (!this.#keep.has(m.agent)) return;
         publish({ type: "ask-closed", agent: this.key(m.agent), paneId: m.paneId, askId: m.askId, decidedBy: m.decidedBy, title: m.title });
-        this.#events.askClosed(this, m.agent, m.paneId, m.askId);
         return;
       case "view":
         if (!this.#keep.has(m.agent)) return;
@@ -445,8 +503,9 @@ export class CrewMember {
   }
 
   /** The pane title the member last sent, for a push (U-2). */
-  paneTitle(agent: string, pane: string): string {
-    return this.#keep.conversation(agent, pane)?.title ?? "";
+  paneTitle(key: string, pane: string): string {
+    const agent = this.#own(key);
+    return agent === null ? "" : (this.#keep.conversation(agent, pane)?.title ?? "");
   }
 
   /** A member's agent row in the lead's terms: its crew key, the member's name, and the member's state. */
@@ -467,19 +526,19 @@ export class CrewMember {
     for (const key of [...this.#published.keys()]) {
       if (keys.has(key)) continue;
       this.#published.delete(key);
-      this.#events.publish({ type: "agent-removed", name: key });
+      this.#events.live(this, { type: "agent-removed", name: key });
     }
     for (const row of rows) {
       const text = JSON.stringify(row);
       if (this.#published.get(row.name) === text) continue;
       this.#published.set(row.name, text);
-      this.#events.publish({ type: "agent", agent: row });
+      this.#events.live(this, { type: "agent", agent: row });
     }
   }
 
   /** Withdraws every row of this member from the lead's phones (it left sources.json). */
   withdraw(): void {
-    for (const key of this.#published.keys()) this.#events.publish({ type: "agent-removed", name: key });
+    for (const key of this.#published.keys()) this.#events.live(this, { type: "agent-removed", name: key });
     this.#published.clear();
   }
 
@@ -492,18 +551,6 @@ export class CrewMember {
 
   #send(message: { type: "watch" | "unwatch"; agent: string; pane: string }): void {
     if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#sleeping = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#sleeping = done;
-    });
   }
 }
 
@@ -523,4 +570,12 @@ export function readMemberFrame(data: RawData, isBinary: boolean, reads: ReadOpt
  */
 function ownRow(row: AgentSummary): boolean {
   return row.machine === null && !row.name.includes("@");
+}
+
+/** What a version-mismatched member's agent answers (C-1; the phone knows these words). */
+const VERSION_WORDS = "This machine runs an older Collie and answers can't be taken here.";
+
+/** The member's own phone-API path for a lead route: the agent's own name, every parameter encoded, the query kept. */
+export function memberRoutePath(route: PhoneRouteName, agent: string, params: Record<string, string>, query: string): string {
+  return `${phonePath(route as "pane", { ...params, agent } as { agent: string; pane: string })}${query}`;
 }
