@@ -23,7 +23,6 @@ import { maskHistoryPage } from "../push/mask.ts";
 import { apiError } from "../errors.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
 
-export { RETRY_DELAYS_MS } from "./reconnect.ts";
 /** How long a long-poll waits at the agent; the request deadline adds a margin for the reply. */
 export const EVENTS_WAIT_MS = 25_000;
 const HELLO_TIMEOUT_MS = 5_000;

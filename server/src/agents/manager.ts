@@ -3,7 +3,6 @@
  * connections and opens, closes or replaces connections to match. The Upstreams of this machine's
  * own agents, one per agent (`UpstreamSource`).
  */
-import type { AgentSummary, Conversation } from "@colliepwa/shared";
 import type { AgentSource } from "../sources/sources.ts";
 import { AgentConnection, type ConnectionOptions } from "./connection.ts";
 import type { AgentGateway } from "./gateway.ts";
@@ -72,19 +71,6 @@ export class AgentManager implements UpstreamSource {
 
   names(): string[] {
     return [...this.#live.keys()];
-  }
-
-  summaries(): AgentSummary[] {
-    return [...this.#live.values()].map((l) => l.connection.summary());
-  }
-
-  /**
-   * Every agent's open conversations as last seen, a down agent's included: a phone that reloads
-   * while the agent is unreachable still finds its chats, and the agent's row says it is away
-   * (its state), so nothing looks closed that is not.
-   */
-  conversations(): Conversation[] {
-    return [...this.#live.values()].flatMap((l) => l.connection.mirror.conversations());
   }
 
   async stopAll(): Promise<void> {
