@@ -39,13 +39,14 @@ export const daemonConfig: DaemonConfig = {
   flags: process.env.BENCH_DAEMON_NODE_FLAGS ?? DAEMON_NODE_FLAGS,
 };
 
-let builtChecked = false;
-/** Builds server/dist when it is not current (server/bin/build.js), once per bench run. */
+const builtChecked = new Set<string>();
+/** Builds the daemon's checkout's server/dist when it is not current (server/bin/build.js), once per bench run. */
 export function ensureBuilt(): void {
-  if (daemonConfig.from !== "built" || builtChecked) return;
-  const r = spawnSync(process.execPath, [join(ROOT, "server/bin/build.js")], { encoding: "utf8" });
+  const { from, root } = daemonConfig;
+  if (from !== "built" || builtChecked.has(root)) return;
+  const r = spawnSync(process.execPath, [join(root, "server/bin/build.js")], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`building the daemon failed: ${r.stderr || r.stdout}`);
-  builtChecked = true;
+  builtChecked.add(root);
 }
 
 export interface Source {
@@ -61,6 +62,8 @@ export interface DaemonStats {
   ready: number;
   panes: number;
   clients: number;
+  /** Writes the daemon holds for agents that are away. */
+  held: number;
   memory: NodeJS.MemoryUsage;
   log: string[];
 }
@@ -76,7 +79,7 @@ export interface LoadStats {
 
 /** `BENCH_PROFILE=1`: CPU profiles of the daemon and the timed agent, per run, in this directory. */
 const PROFILE_DIR = process.env.BENCH_PROFILE === "1" ? join(import.meta.dirname, "results", "profiles") : null;
-const profile = (phase: string, role: string): string[] =>
+export const profile = (phase: string, role: string): string[] =>
   PROFILE_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${phase}-${role}.cpuprofile`, `--cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL ?? 1000}`]
     : [];

@@ -14,6 +14,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,12 +31,23 @@ const toSources = (list) =>
 const stateDir = mkdtempSync(join(tmpdir(), "collie-bench-state-"));
 const logged = [];
 const daemon = await Daemon.create({
-  sources: { fixed: toSources(JSON.parse(process.env.BENCH_DAEMON_SOURCES ?? "[]")) },
+  // A sources.json (BENCH_DAEMON_SOURCES_FILE) for a run with crew members; else fixed agents.
+  sources: process.env.BENCH_DAEMON_SOURCES_FILE
+    ? { path: process.env.BENCH_DAEMON_SOURCES_FILE }
+    : { fixed: toSources(JSON.parse(process.env.BENCH_DAEMON_SOURCES ?? "[]")) },
   stateDir,
   log: (line) => {
     if (logged.length < 50) logged.push(line);
   },
+  // The held-writes run lifts the bounds to hold the issue's backlog (a daemon before them ignores it).
+  ...(process.env.BENCH_HELD_LIMITS ? { heldLimits: JSON.parse(process.env.BENCH_HELD_LIMITS) } : {}),
 });
+
+/** Writes held now, with the daemon's one store or, before it, its two local ones (held answers, held sends). */
+function heldCount() {
+  const held = daemon.held;
+  return typeof held.count === "function" ? held.count() : held.count + (held.sends?.count ?? 0);
+}
 
 // What the live hub numbered and sent on, by message type: every agent event the daemon applied
 // becomes one such message (items, asks, conversations), whether or not a phone watches it.
@@ -108,12 +120,39 @@ function stats() {
     ready: agents.filter((a) => a.state === "ready").length,
     panes: agents.reduce((n, a) => n + a.counts.open, 0),
     clients: daemon.live.clients,
+    held: heldCount(),
     memory: process.memoryUsage(),
     log: logged.slice(),
   };
 }
 
+// Synchronous work on the daemon's event loop during a held drain, by what: the state database's
+// writes (each a transaction: a WAL checkpoint fsyncs), the audit log's append, and GC pauses.
+const syncTimes = {};
+const timeSync = (name, obj, method) => {
+  const fn = obj?.[method];
+  if (typeof fn !== "function") return;
+  obj[method] = function (...args) {
+    const t0 = nowMs();
+    try {
+      return fn.apply(this, args);
+    } finally {
+      (syncTimes[name] ??= []).push(nowMs() - t0);
+    }
+  };
+};
+timeSync("held.hold", daemon.held, "hold");
+timeSync("held.release", daemon.held, "release");
+timeSync("audit.write", daemon.audit, "write");
+const { PerformanceObserver } = await import("node:perf_hooks");
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) (syncTimes[`gc ${e.detail?.kind === 1 ? "minor" : e.detail?.kind === 2 ? "major" : e.detail?.kind === 4 ? "incremental" : e.detail?.kind === 8 ? "weak" : e.detail?.kind}`] ??= []).push(e.duration);
+}).observe({ entryTypes: ["gc"] });
+
 let inspector = null;
+/** How late the event loop ran its timers (ms), since the last `loop-delay` reading: the daemon's own stalls. */
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 
 /**
  * Where the RSS is, without a GC first: V8's spaces (committed and used), malloc, and the
@@ -166,6 +205,20 @@ serveParent(async (m) => {
       const { profile } = await inspector.post("HeapProfiler.stopSampling");
       inspector.disconnect();
       return JSON.stringify(profile);
+    }
+    case "sync-times": {
+      const out = {};
+      for (const [k, v] of Object.entries(syncTimes)) {
+        const sorted = [...v].sort((x, y) => x - y);
+        out[k] = { n: v.length, total: Math.round(v.reduce((a, b) => a + b, 0)), p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0, max: sorted.at(-1) ?? 0 };
+      }
+      for (const k of Object.keys(syncTimes)) delete syncTimes[k];
+      return out;
+    }
+    case "loop-delay": {
+      const out = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+      loopDelay.reset();
+      return out;
     }
     case "view-reads":
       return viewReads.splice(0).map((r) => ({ ...r, detailMs: detailMs.get(`${r.agent}\n${r.pane}`) ?? null }));

@@ -12,7 +12,10 @@
  *   BENCH_MEM_TEXT=200     bytes of text per filled item
  *   BENCH_MEM_SECONDS=60   streaming after warm-up in the memory run
  *   BENCH_PWA_ITEMS=2000   items in the chat the browser draws
- *   BENCH_ONLY=floor,idle,serve,load,memory,pwa   run only these parts
+ *   BENCH_ONLY=floor,idle,serve,load,memory,pwa,held   run only these parts
+ *   BENCH_HELD_SENDS=10000 BENCH_HELD_ANSWERS=5000 BENCH_HELD_TEXT=8000   the issue's held backlog
+ *   BENCH_HELD_BEFORE_ROOT=<checkout>   the held run first with that checkout's daemon (issue 35's "before"),
+ *                          its drain cut after BENCH_HELD_BEFORE_SECONDS=60; BENCH_HELD_PARTS=crew,bounded,issue
  *   BENCH_SERVE_SECONDS=20 how long `collie serve` idles before its RSS is read
  *   BENCH_DAEMON_FROM=sources   run the daemon from its TypeScript (before issue 18) instead of server/dist
  *   BENCH_DAEMON_NODE_FLAGS="--max-semi-space-size=4"   node flags for the daemon instead of the bin's (experiments)
@@ -32,10 +35,11 @@ import { runIdle, runLoad, type IdleResult, type LoadResult } from "./load.ts";
 import { runMemory, type MemoryResult } from "./memory.ts";
 import { runPwa, type PwaResult } from "./pwa.ts";
 import { runServe, type ServeResult } from "./serve.ts";
+import { runHeld, type HeldResult } from "./held.ts";
 import { BEFORE_18_DAEMON, daemonConfig } from "./cluster.ts";
 import { BENCH_DIR, envInt, killAll, round, roundSummary, type Summary } from "./lib.ts";
 
-const only = new Set((process.env.BENCH_ONLY ?? "floor,idle,serve,load,memory,pwa").split(",").map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? "floor,idle,serve,load,memory,pwa,held").split(",").map((s) => s.trim()));
 const cfg = {
   asks: envInt("BENCH_ASKS", 1000),
   seconds: envInt("BENCH_SECONDS", 25),
@@ -54,6 +58,14 @@ const cfg = {
   compare: process.env.BENCH_COMPARE === "1",
   beforeRoot: BEFORE_18_DAEMON.root,
   profile: process.env.BENCH_PROFILE === "1",
+  held: {
+    sends: envInt("BENCH_HELD_SENDS", 10_000),
+    answers: envInt("BENCH_HELD_ANSWERS", 5000),
+    textBytes: envInt("BENCH_HELD_TEXT", 8000),
+    beforeRoot: process.env.BENCH_HELD_BEFORE_ROOT || null,
+    beforeSeconds: envInt("BENCH_HELD_BEFORE_SECONDS", 60),
+    parts: new Set((process.env.BENCH_HELD_PARTS ?? "crew,bounded,issue").split(",").map((s) => s.trim())),
+  },
 };
 
 /**
@@ -91,6 +103,7 @@ interface Results {
   load?: LoadResult;
   memory?: MemoryResult;
   pwa?: PwaResult;
+  held?: HeldResult;
   goals?: { goal: string; value: string; met: boolean }[];
   issue18?: { goal: string; now: string; before: string; met: boolean | null }[];
   /** `BENCH_COMPARE=1`: the same parts in the same run with the daemon as before issue 18 (BEFORE_18_DAEMON). */
@@ -159,6 +172,10 @@ try {
   if (only.has("pwa")) {
     log("pwa: production build and Chromium");
     results.pwa = await runPwa(cfg, log);
+  }
+  if (only.has("held")) {
+    log(`held: a backlog held while an agent was down drains when it is back${cfg.held.beforeRoot ? ` (first with the daemon of ${cfg.held.beforeRoot})` : ""}`);
+    results.held = await runHeld(cfg.held, log);
   }
   if (only.has("floor")) {
     log("floor again, at the end");
@@ -263,6 +280,15 @@ function table(r: Results): string {
     if (p.quiet) kv.push(["pwa: nothing arriving (baseline)", `${p.quiet.longTasks} long tasks (longest ${ms(p.quiet.longestTaskMs)} ms), ${p.quiet.droppedFrames} missed vsyncs of ${p.quiet.frames + p.quiet.droppedFrames}`]);
     if (p.error) kv.push(["pwa: browser failed", p.error]);
   }
+  for (const h of r.held?.backlogs ?? []) {
+    const what = h.backlog === "bounded" ? `an agent at its bound (${h.sends} messages)` : `the issue's backlog (${h.sends} messages, ${h.textMb} MB, ${h.answers} answers), bounds lifted`;
+    const drain = h.drainSeconds === null ? `${h.delivered} of ${h.sends - h.refused} in ${h.windowSeconds} s (cut), ${h.perSecond}/s` : `${h.delivered} in ${h.drainSeconds} s, ${h.perSecond}/s`;
+    kv.push([`held, ${h.daemon}: ${what}`, `held in ${h.fillSeconds} s; drained ${drain}, ${h.outOfOrder} out of order; daemon CPU ${(h.daemonCpu * 100).toFixed(0)}%, RSS ${h.rssStartMb} → max ${h.rssMaxMb} MB; ${h.heldAtEnd} still held`]);
+    kv.push([`  meanwhile (${h.daemon})`, `health p50 ${ms(h.health.p50)} / p99 ${ms(h.health.p99)} / max ${ms(h.health.max)} ms (${h.health.n}; before the agent came back p99 ${ms(h.healthBefore.p99)}); the daemon's event loop late by p99 ${ms(h.loopDelay.p99)} / max ${ms(h.loopDelay.max)} ms (before: ${ms(h.loopDelayBefore.p99)} / ${ms(h.loopDelayBefore.max)}); snapshot p50 ${ms(h.snapshot.p50)} / max ${ms(h.snapshot.max)} ms; a send to an idle agent p50 ${ms(h.idleSend.p50)} / max ${ms(h.idleSend.max)} ms`]);
+  }
+  for (const c of r.held?.crew ?? []) {
+    kv.push([`held, ${c.daemon}: a crew action held`, `p50 ${ms(c.at1.p50)} / p99 ${ms(c.at1.p99)} ms with 1 held for the member, p50 ${ms(c.at1000.p50)} / p99 ${ms(c.at1000.p99)} ms with 1 000; health meanwhile p99 ${ms(c.health.p99)} ms`]);
+  }
   const b = r.before;
   if (b.idle || b.serve || b.load || b.memory) {
     const f = (s: Summary | undefined) => (s && floor ? `${ms(s.p50)} ms (${(s.p50 / floor).toFixed(1)}×)` : "–");
@@ -331,6 +357,11 @@ function goals(r: Results): { goal: string; value: string; met: boolean }[] {
     g.push({ goal: "daemon memory flat over time (heap after GC, end − warm-up ≤ 5%)", value: `${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB over ${r.memory.eventsAfterWarm} events`, met: growth <= 0.05 * r.memory.heapWarmMb });
     const sdkGrowth = r.memory.sdkBytesPerPaneEnd - r.memory.sdkBytesPerPaneWarm;
     g.push({ goal: "SDK memory per pane flat over time (heap after GC, end − warm-up ≤ 5%)", value: `${sdkGrowth >= 0 ? "+" : ""}${(sdkGrowth / 1024).toFixed(1)} KB per pane`, met: sdkGrowth <= 0.05 * r.memory.sdkBytesPerPaneWarm });
+  }
+  const bounded = r.held?.backlogs.find((h) => h.backlog === "bounded" && h.daemon === "now");
+  if (bounded) {
+    g.push({ goal: "held: an agent's bounded backlog drains in seconds (≤ 10 s), in order", value: bounded.drainSeconds === null ? "cut" : `${bounded.drainSeconds} s, ${bounded.outOfOrder} out of order`, met: bounded.drainSeconds !== null && bounded.drainSeconds <= 10 && bounded.outOfOrder === 0 });
+    g.push({ goal: "held: /api/health p99 < 10 ms while it drains", value: `${ms(bounded.health.p99)} ms`, met: bounded.health.p99 < 10 });
   }
   if (r.pwa) {
     g.push({ goal: "initial JS over the wire ≤ 100 KB", value: `${(r.pwa.initialJsWire / 1024).toFixed(1)} KB (br)`, met: r.pwa.initialJsWire <= 100 * 1024 });

@@ -19,7 +19,8 @@ import { answersPosted, askCard, asksAnnounced, askTest, cardLine, isAnswer, liv
 /** The card's own words where the specification leaves them to Collie (web/src/features/asks/words.ts). */
 const WORDS = { retry: "Retry", held: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.` };
 
-const test = askTest();
+// The desk runs as the user's own agent here: Collie would start its own example again at once.
+const test = askTest({ ownAgent: true });
 test.use({ viewport: { width: 360, height: 740 } });
 
 const REFUND = "refund wants to run";

@@ -25,16 +25,24 @@ test("a message: your line, Sent, the agent's copy, a streamed reply", async ({ 
   await expect(pendingLines(page, text).getByRole("img", { name: "Sending" })).toBeVisible();
   await sending.arrived();
 
-  // Hold Collie's messages from the reply's second write on, so its first part stays on screen.
+  // Hold Collie's messages from the reply's first write on: the agent's copy is the newest line.
   let replyWrites = 0;
-  live.holdFrom((m) => m.type === "item" && m.paneId === pane && m.item?.kind === "reply" && ++replyWrites === 2);
+  const replyWrite = (m: { type: string; paneId?: string; item?: { kind?: string } }) => m.type === "item" && m.paneId === pane && m.item?.kind === "reply";
+  live.holdFrom((m) => replyWrite(m) && ++replyWrites === 1);
   sending.release();
 
   // The agent took it: `Sent`, and its copy replaced your line: one copy of your text (P-20).
-  await expect(page.getByRole("status").filter({ hasText: /^Sent$/ })).toBeVisible();
+  const sentNote = page.getByRole("status").filter({ hasText: /^Sent$/ });
+  await expect(sentNote).toBeVisible();
   await expect(items(page, "user").filter({ hasText: text })).toHaveCount(1);
   await expect(pendingLines(page, text)).toHaveCount(0);
   await expect(ownLines(page, text)).toHaveCount(1);
+
+  // The reply's first part comes; hold from its second write on, so that part stays on screen.
+  // `Sent` was a moment's note: it goes once something follows your line (issue 37).
+  await live.holding();
+  live.releaseUntil((m) => replyWrite(m) && ++replyWrites === 2);
+  await expect(sentNote).toHaveCount(0);
 
   // The reply grows with a cursor at its end and no time (P-19).
   const growing = chat.log.locator('[data-kind="reply"].partial');
@@ -106,26 +114,35 @@ test("Steer reaches the running turn; Stop ends it", async ({ page }) => {
   await expect(chat.header).toContainText(SEEDED.jonas.subtitle);
 });
 
-test("while a turn runs the composer's main button steers; Send returns when the turn ends", async ({ page }) => {
+test("during a turn the composer still sends: the message waits in Collie for the turn to end, then lands once; Steer is the belt's alone", async ({ page, shot }) => {
   const { pane, title, intro } = SEEDED.maria;
   const chat = await openChat(page, pane, title, intro);
   const form = chat.composer.locator("xpath=ancestor::form");
-  const main = form.getByRole("button", { name: "Steer", exact: true });
   await chat.composer.fill("Check the courier's note first, then refund her");
   await chat.send.click();
-  // The turn runs (it waits on the refund's approval): the composer's button is Steer now.
-  await expect(main).toBeVisible({ timeout: TURN_TIMEOUT });
-  await expect(form.getByRole("button", { name: "Send", exact: true })).toHaveCount(0);
-  const steered = "She prefers a voucher if possible";
-  await chat.composer.fill(steered);
-  await main.click();
+  // The turn runs (it waits on the refund's approval). One button in the composer, Send; Steer is the belt's.
+  await expect(chat.stop).toBeEnabled({ timeout: TURN_TIMEOUT });
+  await expect(form.getByRole("button", { name: "Steer", exact: true })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Steer", exact: true })).toHaveCount(1);
+  // The desk takes no message during a turn (no followUp cap): the empty composer says it waits.
+  await expect(chat.composer).toHaveAttribute("placeholder", "Message · sent when this turn ends");
+  const later = "Is there anything else she needs from us?";
+  await chat.composer.fill(later);
+  await expect(chat.send).toBeEnabled();
+  await chat.send.click();
   await expect(chat.composer).toHaveValue("");
-  await expect(items(page, "user").filter({ hasText: steered })).toHaveCount(1);
+  const line = pendingLines(page, later);
+  await expect(line).toHaveAttribute("data-state", "held");
+  await expect(line).toContainText("Not delivered yet. Collie sends it when the running turn ends.");
   await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
-  // The turn ends (stopped): Send is back.
+  await shot("chat-send-during-turn");
+  // The turn ends (stopped): Collie delivers it, the agent's copy replaces the line and it answers, once.
   await chat.stop.click();
-  await expect(form.getByRole("button", { name: "Send", exact: true })).toBeVisible();
-  await expect(main).toHaveCount(0);
+  await expect(items(page, "user").filter({ hasText: later })).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(pendingLines(page, later)).toHaveCount(0);
+  await expect(items(page, "reply").filter({ hasText: `Got it: "${later}"` })).toHaveCount(1, { timeout: TURN_TIMEOUT });
+  await expect(page.getByText("Not sent", { exact: true })).toHaveCount(0);
+  await expect(chat.composer).toHaveAttribute("placeholder", "Message", { timeout: TURN_TIMEOUT });
 });
 
 test("the composer says what it is for, grows with a long message, and the note Sent goes once the agent answered", async ({ page }) => {

@@ -1,10 +1,13 @@
 /**
  * Starts the real Collie daemon for the browser journeys, as a user would (`collie serve`), with
- * no sources.json so it runs the bundled example agent on a private socket. The port is fixed per
- * run, so a journey can kill the daemon and start it again on the same address.
+ * no sources.json so it runs the bundled example agent on a private socket (and starts it again
+ * when it dies, as Collie does). With `ownAgent`, the example desk runs as the user's own agent
+ * instead, started here and named in a sources.json, so a journey can keep it down and start it
+ * again itself. The port is fixed per run, so a journey can kill the daemon and start it again on
+ * the same address.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +19,8 @@ const EXAMPLE = join(root, "sdk/examples/durable-member/main.ts");
 export interface CollieServer {
   url: string;
   stateDir: string;
+  /** The sources.json path it reads (absent until written, in the bundled-example mode). */
+  sources: string;
   /** Runs `collie pair --json`, as a user would, and returns the one-time link it prints. */
   pairLink(): Promise<string>;
   /** Runs `collie pair --json --state-dir D` with no `--url`: the link names the running daemon's origin. */
@@ -26,11 +31,12 @@ export interface CollieServer {
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
-   * Kills the example agent alone (SIGKILL, as a crash would); the daemon stays up, finds it
-   * unreachable and keeps trying to reconnect. The daemon does not start it again by itself.
+   * Kills the example agent alone (SIGKILL, as a crash would); the daemon stays up and finds it
+   * unreachable. With `ownAgent` it stays down until `startAgent`; without, Collie started it and
+   * starts it again by itself.
    */
   killAgent(): Promise<void>;
-  /** Starts the example agent again on the daemon's socket and store, as the daemon does at its start. */
+  /** With `ownAgent`: starts the desk again on its socket and store, as a user would. */
   startAgent(): Promise<void>;
 }
 
@@ -39,6 +45,11 @@ export interface CollieOptions {
   env?: Record<string, string>;
   /** A sources.json to read instead of none (then the daemon runs the example agent). */
   sources?: string;
+  /**
+   * The example desk as the user's own agent: started here on a socket a sources.json names, so
+   * Collie does not start it again when it dies, and `killAgent` keeps it down until `startAgent`.
+   */
+  ownAgent?: boolean;
 }
 
 /** Resolves once a child printed a stdout line that matches, or rejects when it exits first. */
@@ -94,12 +105,27 @@ export async function startCollie(options: CollieOptions = {}): Promise<CollieSe
   const port = await freePort();
   const env = { ...process.env, ...options.env };
   let child: ChildProcess | null = null;
-  /** An example agent this file started again after `killAgent` (not in the daemon's process group). */
+  /** The desk this file runs as the user's own agent (`ownAgent`), not in the daemon's process group. */
   let agent: ChildProcess | null = null;
+  const ownDir = join(stateDir, "agent");
+  let sources = options.sources ?? join(stateDir, "no-sources.json");
+  if (options.ownAgent) {
+    mkdirSync(ownDir, { recursive: true, mode: 0o700 });
+    sources = join(stateDir, "sources.json");
+    writeFileSync(sources, JSON.stringify({ durable: [{ name: "desk", socket: join(ownDir, "desk.sock") }] }));
+  }
+  const startOwnAgent = async () => {
+    const c = spawn(process.execPath, [
+      "--conditions=collie-source", "--disable-warning=ExperimentalWarning", EXAMPLE, "--socket", join(ownDir, "desk.sock"), "--store", join(ownDir, "desk.json"),
+    ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
+    agent = c;
+    await readyLine(c, "the example agent", (line) => line.startsWith('{"ready":true'));
+  };
   const launch = async () => {
+    if (options.ownAgent && !agent) await startOwnAgent();
     const c = spawn(process.execPath, [
       "--conditions=collie-source", "--disable-warning=ExperimentalWarning", join(root, "server/src/main.ts"), "serve",
-      "--sources", options.sources ?? join(stateDir, "no-sources.json"), "--state-dir", stateDir, "--port", String(port),
+      "--sources", sources, "--state-dir", stateDir, "--port", String(port),
     ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
     child = c;
     await readyLine(c, "collie", (line) => /listening on http/.test(line));
@@ -125,6 +151,7 @@ export async function startCollie(options: CollieOptions = {}): Promise<CollieSe
   return {
     url,
     stateDir,
+    sources,
     pairLink: () =>
       new Promise((resolve, reject) => {
         execFile(process.execPath, [
@@ -153,13 +180,8 @@ export async function startCollie(options: CollieOptions = {}): Promise<CollieSe
       agent = null;
     },
     async startAgent() {
-      // The same command line as server/src/cli/example-agent.ts.
-      const dir = join(stateDir, "example");
-      const c = spawn(process.execPath, [
-        "--conditions=collie-source", "--disable-warning=ExperimentalWarning", EXAMPLE, "--socket", join(dir, "desk.sock"), "--store", join(dir, "desk.json"),
-      ], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
-      agent = c;
-      await readyLine(c, "the example agent", (line) => line.startsWith('{"ready":true'));
+      if (!options.ownAgent) throw new Error("startAgent is for a Collie started with ownAgent: Collie starts its own example again itself");
+      await startOwnAgent();
     },
   };
 }

@@ -36,7 +36,8 @@ test("keeps Show only what needs you on the device", async ({ page }) => {
   await page.goto("/");
   // Nothing waits on you yet, so the section lists no agent.
   await expect(page.locator('[data-agent="desk"]')).toHaveCount(0);
-  // …and says so, instead of a bare heading.
+  // …and says so, with no empty `Durable agents` heading over nothing (issue #37).
+  await expect(page.getByRole("heading", { name: "Durable agents" })).toHaveCount(0);
   await expect(page.getByRole("status").filter({ hasText: "Nothing needs you right now." })).toHaveText(
     "Nothing needs you right now. Show only what needs you hides 1 durable agent. Change it in Settings",
   );

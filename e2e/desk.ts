@@ -86,6 +86,11 @@ export interface LiveGate {
   holding(): Promise<void>;
   /** Delivers what was held, in order, and lets messages through again. */
   release(): void;
+  /**
+   * Delivers what was held, in order: the message the hold began with, then each one up to the
+   * first that matches `next`, which holds again from there.
+   */
+  releaseUntil(next: (m: LiveMessage) => boolean): void;
 }
 
 /**
@@ -103,16 +108,18 @@ export async function gateLive(page: Page): Promise<LiveGate> {
     match = null;
     onHold();
   };
+  const matches = (message: string | Buffer): boolean => {
+    if (!match) return false;
+    try {
+      return match(JSON.parse(String(message)) as LiveMessage);
+    } catch {
+      return false; // not JSON: pass it on
+    }
+  };
   await page.routeWebSocket(/\/api\/live/, (ws) => {
     const server = ws.connectToServer();
     server.onMessage((message) => {
-      if (!held && match) {
-        try {
-          if (match(JSON.parse(String(message)) as LiveMessage)) startHold();
-        } catch {
-          // not JSON: pass it on
-        }
-      }
+      if (!held && matches(message)) startHold();
       if (held) buffer.push({ ws, message });
       else ws.send(message);
     });
@@ -128,6 +135,20 @@ export async function gateLive(page: Page): Promise<LiveGate> {
       match = null;
       for (const { ws, message } of buffer.splice(0)) ws.send(message);
       started = new Promise<void>((r) => (onHold = r));
+    },
+    releaseUntil(next) {
+      held = false;
+      match = next;
+      started = new Promise<void>((r) => (onHold = r));
+      const waiting = buffer.splice(0);
+      for (const [i, entry] of waiting.entries()) {
+        if (i > 0 && matches(entry.message)) {
+          startHold();
+          buffer.push(...waiting.slice(i));
+          return;
+        }
+        entry.ws.send(entry.message);
+      }
     },
   };
 }

@@ -10,7 +10,7 @@
  * Prints `{"ready":true}` once Collie can connect; SIGTERM closes the socket.
  */
 import { parseArgs } from "node:util";
-import { AskClosed, openCollie, Refusal, type HistoryRow, type Item, type Pane } from "@colliepwa/durable-sdk";
+import { ALL_CAPS, AskClosed, openCollie, Refusal, type HistoryRow, type Item, type Pane } from "@colliepwa/durable-sdk";
 import { H, HOSTILE_HREF, HOSTILE_MARKDOWN, MD, PANES, SHORT } from "./hostile.ts";
 
 const { values } = parseArgs({ options: { socket: { type: "string" } } });
@@ -27,6 +27,8 @@ const closedRow: HistoryRow = { id: "closed-1", title: H.iframe, subtitle: H.ent
 const collie = await openCollie({
   socket: values.socket,
   hostName: H.img,
+  // Its send handlers take a message while an ask waits (each raises another approval): followUp.
+  caps: { ...ALL_CAPS, followUp: true },
   starters: [{ id: "evil-start", title: H.script, subtitle: H.attr, icon: H.svg }],
   hooks: {
     onStarter: () => {

@@ -7,6 +7,7 @@
  */
 import { STRINGS } from "@colliepwa/shared";
 import { expect, test } from "./fixtures.ts";
+import { askTest } from "./asks.ts";
 import { items, openChat, ownLines, pendingLines, startConversation, TURN_TIMEOUT } from "./desk.ts";
 
 test.use({ viewport: { width: 360, height: 740 } });
@@ -97,4 +98,54 @@ test("with the network off, the app draws the last dashboard, list and chat it s
   await context.setOffline(false);
   await expect(page.getByRole("status").filter({ hasText: saved })).toHaveCount(0, { timeout: 30_000 });
   await expect(page.locator('[data-agent="desk"]')).toBeVisible();
+});
+
+// Issue 37, item 5: offline, a yellow and a red note took ~40 % of the first screen, and the yellow
+// one blamed Collie when the phone itself was offline.
+// The desk as the user's own agent: Collie does not start it again, so it stays down while the phone looks.
+const ownDesk = askTest({ ownAgent: true });
+ownDesk.use({ viewport: { width: 360, height: 740 } });
+
+ownDesk("offline, one banner says which end is away: this phone, or Collie; the agent's note waits until Collie is heard", async ({ page, context, collie }) => {
+  test.setTimeout(120_000);
+  const awayNote = page.getByRole("status").filter({ hasText: "The durable agent cannot be reached right now." });
+  const phoneOffline = page.getByRole("status").filter({ hasText: "This phone is offline. It reconnects by itself." });
+  const notes = page.locator(".banner, .agent-away");
+  /** The share of the first screen the notes above the chat take. */
+  const share = async () => (await notes.evaluateAll((els) => els.reduce((h, el) => h + el.getBoundingClientRect().height, 0))) / 740;
+
+  await page.goto("/");
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const chat = await openChat(page, "ticket-5530", "Jonas Weber", "Ticket opened: the trail jacket from order 5530 is the wrong size.");
+  await collie.killAgent();
+  try {
+    // The agent is down, Collie is up: the agent's note, alone.
+    await expect(awayNote).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: banner })).toHaveCount(0);
+
+    // This phone goes offline: one banner, naming the phone, and nothing else above the chat.
+    await context.setOffline(true);
+    await expect(phoneOffline).toBeVisible();
+    await expect(page.getByText("Collie cannot be reached")).toHaveCount(0);
+    await expect(awayNote).toHaveCount(0);
+    await expect(notes).toHaveCount(1);
+    expect(await share()).toBeLessThan(0.12);
+    await expect(chat.log).toContainText("Ticket opened: the trail jacket");
+
+    // Started again offline, from the saved copy: still one banner, which also says the copy's age.
+    await page.reload();
+    await expect(phoneOffline).toContainText(/Showing what this phone saved at .+\. It may not be current\./);
+    await expect(awayNote).toHaveCount(0);
+    await expect(notes).toHaveCount(1);
+    expect(await share()).toBeLessThan(0.15);
+
+    // Online again: Collie is heard, the banner goes, and the agent's own note is back.
+    await context.setOffline(false);
+    await expect(phoneOffline).toHaveCount(0, { timeout: 30_000 });
+    await expect(awayNote).toBeVisible({ timeout: 30_000 });
+  } finally {
+    await context.setOffline(false);
+    await collie.startAgent();
+  }
+  await expect(awayNote).toHaveCount(0, { timeout: 30_000 });
 });

@@ -16,7 +16,12 @@ test("an unpaired phone is told how to pair, and the printed link pairs it once"
   await page.goto(link);
   await expect(page.getByRole("heading", { name: "Pair this phone" })).toBeVisible();
   await page.screenshot({ path: "test-results/screens/pairing.png" });
-  await page.getByRole("button", { name: "Pair" }).click();
+  // Pair is the one thing to do here: drawn as the primary button, filled in the brand's colour
+  // (issue 32, item 10), not as an outline like a secondary one.
+  const pair = page.getByRole("button", { name: "Pair" });
+  const look = await pair.evaluate((el) => ({ fill: getComputedStyle(el).backgroundColor, border: getComputedStyle(el).borderTopColor, text: getComputedStyle(el).color }));
+  expect(look).toEqual({ fill: "rgb(31, 111, 92)", border: "rgb(31, 111, 92)", text: "rgb(255, 255, 255)" });
+  await pair.click();
   await expect(page.getByRole("heading", { name: "Durable agents" })).toBeVisible();
 
   // Paired: the dashboard offers push once (where the browser can take it), and `Not now` puts it away.
@@ -70,4 +75,37 @@ test("collie pair --state-dir links to the running daemon's port; its code typed
   await offer.getByRole("button", { name: "Turn on" }).click();
   await expect(offer.getByRole("status")).toHaveText(/^Push notifications could not be turned on: this browser has no push service|^Asks that need you reach this device/);
   await phone.close();
+});
+
+// Issue 37, item 6: with permission granted and a push service that never answers, `Turn on` spun
+// "Turning push notifications on…" for 20 s and more, both buttons dimmed, until a reload.
+test("the push offer gives up on a push service that never answers, says so, and its buttons work again", async ({ page, context, collie }) => {
+  await context.grantPermissions(["notifications"], { origin: collie.url });
+  // This browser's push service: asked for a subscription, it never answers.
+  await page.addInitScript(() => {
+    PushManager.prototype.subscribe = () => new Promise<PushSubscription>(() => {});
+  });
+  await page.clock.install();
+  await page.goto("/");
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.evaluate(() => localStorage.setItem("collie.offerPush", "1"));
+  await page.reload();
+  const offer = page.getByRole("region", { name: "Push notifications" });
+  const yes = offer.getByRole("button", { name: "Turn on" });
+  const no = offer.getByRole("button", { name: "Not now" });
+  await yes.click();
+  await expect(offer.getByRole("status")).toHaveText("Turning push notifications on…");
+  await expect(yes).toBeDisabled();
+  await expect(no).toBeDisabled();
+
+  await page.clock.runFor(9_000);
+  await expect(offer.getByRole("status")).toHaveText("Turning push notifications on…");
+  await page.clock.runFor(1_000);
+  await expect(offer.getByRole("status")).toHaveText(
+    "Push notifications could not be turned on: the browser's push service did not answer in 10 seconds. Try again in a moment, or another browser.",
+  );
+  await expect(yes).toBeEnabled();
+  await expect(no).toBeEnabled();
+  await no.click();
+  await expect(offer).toHaveCount(0);
 });

@@ -8,7 +8,8 @@
  * registers its subscription straight through `POST /api/push/subscriptions`, with keys it made and
  * the endpoint of the local push service (trusted by the daemon through NODE_EXTRA_CA_CERTS). A
  * notification cannot be clicked through CDP, so `tap` dispatches `notificationclick` for the real
- * notification inside the service worker; the handler is the one a tap runs.
+ * notification inside the service worker; the handler is the one a tap runs. A button (`press`,
+ * issue 30) is the same event with the button's `action`, read from the real notification.
  */
 import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -82,6 +83,9 @@ export interface Shown {
   body: string;
   tag: string;
   data: { asks?: { askId: string }[] } | null;
+  /** The buttons' titles (issue 30). */
+  buttons: string[];
+  silent: boolean | null;
 }
 
 /** The service worker as it runs now (it may have been stopped and started again meanwhile). */
@@ -95,7 +99,10 @@ export async function notifications(page: Page): Promise<Shown[]> {
   try {
     return await (await worker(page)).evaluate(async () => {
       const reg = (globalThis as unknown as { registration: ServiceWorkerRegistration }).registration;
-      return (await reg.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as Shown["data"] }));
+      return (await reg.getNotifications()).map((n) => ({
+        title: n.title, body: n.body, tag: n.tag, data: n.data as Shown["data"], silent: n.silent,
+        buttons: ((n as unknown as { actions?: { title: string }[] }).actions ?? []).map((a) => a.title),
+      }));
     });
   } catch {
     return []; // the worker was stopping; the poll asks again
@@ -114,6 +121,25 @@ export async function tap(page: Page, tag: string): Promise<void> {
     if (!n) throw new Error(`no notification with tag ${t}`);
     g.dispatchEvent(new g.NotificationEvent("notificationclick", { notification: n }));
   }, tag);
+}
+
+/**
+ * Presses a notification's button by its title: the service worker's own `notificationclick`
+ * handler runs with the button's `action`, as the browser runs it (issue 30).
+ */
+export async function press(page: Page, tag: string, title: string): Promise<void> {
+  await (await worker(page)).evaluate(async ([t, label]) => {
+    const g = globalThis as unknown as {
+      registration: ServiceWorkerRegistration;
+      NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event;
+      dispatchEvent(e: Event): boolean;
+    };
+    const [n] = await g.registration.getNotifications({ tag: t });
+    if (!n) throw new Error(`no notification with tag ${t}`);
+    const button = ((n as unknown as { actions?: { action: string; title: string }[] }).actions ?? []).find((a) => a.title === label);
+    if (!button) throw new Error(`the notification ${t} has no button ${label}`);
+    g.dispatchEvent(new g.NotificationEvent("notificationclick", { notification: n, action: button.action }));
+  }, [tag, title] as const);
 }
 
 export interface Push {
@@ -189,6 +215,11 @@ export class PushPhone {
   /** Hands a push to the service worker and goes on at once (CDP answers before the push event runs). */
   async deliverNow(data: string): Promise<void> {
     await this.#cdp.send("ServiceWorker.deliverPushMessage", { origin: this.origin, registrationId: this.#registrationId, data });
+  }
+
+  /** Fires a Background Sync event in the service worker, as the browser does once the phone is online. */
+  async sync(tag: string): Promise<void> {
+    await this.#cdp.send("ServiceWorker.dispatchSyncEvent", { origin: this.origin, registrationId: this.#registrationId, tag, lastChance: false });
   }
 
   /**

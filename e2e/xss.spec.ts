@@ -177,10 +177,12 @@ test("hostile agent text shows as text on every screen and nothing runs", async 
   const log = page.getByRole("log");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${H.img} Experimental`);
   for (const text of [H.script, H.img, H.iframe]) await expect(exact(log, text)).toBeVisible();
-  // Markdown: every hostile paragraph is text; links to script stay plain text (no link to tap).
-  for (const text of [H.img, H.svg, H.iframe, H.attr, H.anchor, H.jsUrl, H.dataUrl, H.style, H.entity, MD.jsLink, MD.dataLink, MD.autolink, MD.html]) {
+  // Markdown: every hostile paragraph is text; a link to script shows its label as text (no link
+  // to tap, issue 37), and the address is not shown as if it were one.
+  for (const text of [H.img, H.svg, H.iframe, H.attr, H.anchor, H.jsUrl, H.dataUrl, H.style, H.entity, MD.autolink, MD.html]) {
     await expect(log.getByText(text, { exact: true }).first()).toBeAttached();
   }
+  for (const label of ["open the refund", "see it"]) await expect(log.locator(".md-unlinked").getByText(label, { exact: true }).first()).toBeAttached();
   await expect(log.getByRole("link", { name: "the docs" })).toHaveAttribute("href", "https://example.com/docs");
   await expect(log.getByRole("link", { name: "open the refund" })).toHaveCount(0);
   await expect(log.getByRole("link", { name: "see it" })).toHaveCount(0);
@@ -247,7 +249,8 @@ test("hostile agent text shows as text on every screen and nothing runs", async 
   await page.locator('[data-session="closed-1"]').getByRole("link").click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${H.iframe} Experimental`);
   const closed = page.locator("main");
-  for (const text of [H.script, H.anchor, H.svg, H.iframe, MD.jsLink]) await expect(closed).toContainText(text);
+  for (const text of [H.script, H.anchor, H.svg, H.iframe, "open the refund"]) await expect(closed).toContainText(text);
+  await expect(closed.getByRole("link", { name: "open the refund" })).toHaveCount(0);
   await expectInert(page, dialogs, "closed conversation");
 
   // New: a hostile starter opens a conversation with a hostile title.
@@ -272,11 +275,13 @@ test("a hostile ask's push shows its text as text, and its tap lands on the card
   const push = await phone.next();
   expect(push.payload.type).toBe("ask");
   if (push.payload.type !== "ask") return;
-  expect(push.payload.title).toBe(H.svg);
+  // Collie's title, with the agent's own added after it (U-2).
+  expect(push.payload.title.startsWith("Permission needed in ")).toBe(true);
+  expect(push.payload.title.endsWith(` · ${H.svg}`)).toBe(true);
   expect(push.payload.body).toBe(H.img);
 
   await phone.deliver(push.text);
-  await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body])).toEqual([[H.svg, H.img]]);
+  await expect.poll(async () => (await notifications(page)).map((n) => [n.title, n.body])).toEqual([[push.payload.title, H.img]]);
 
   // Tapped: the app opens at the card, which shows the same text as text.
   await page.goto("/");

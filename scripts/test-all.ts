@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
+const started = Date.now();
 let passed = 0;
 let failed = 0;
 
@@ -128,5 +129,9 @@ if (specs.length > 0) {
 }
 
 console.log(`\n${seedLine}`);
+// The run's own figures (the README writes none down, so none goes stale): how long it took, then
+// the counts, alone on the last line as CI reads them.
+const seconds = Math.round((Date.now() - started) / 1000);
+console.log(`took ${Math.floor(seconds / 60)} min ${seconds % 60} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

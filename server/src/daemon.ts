@@ -3,7 +3,7 @@
  * and the gateway, fed by sources.json (watched: an edit applies without a restart, a bad edit
  * keeps the last good config, D-1).
  */
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, mkdirSync, watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { AgentManager } from "./agents/manager.ts";
@@ -14,9 +14,8 @@ import { Upstreams } from "./agents/upstream.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig, SourcesError, withEnvSocket, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
 import { Crew } from "./crew/crew.ts";
-import { HeldCrewActions } from "./crew/held.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
-import { HeldAnswers } from "./store/held-answers.ts";
+import { HeldWrites, type HeldLimits } from "./store/held.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
 import { PushService, type PushOptions } from "./push/push.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
@@ -34,9 +33,29 @@ export { HELD_BY_COLLIE };
 /** How long open connections get to end by themselves when the daemon closes. */
 const CLOSE_GRACE_MS = 500;
 
+/**
+ * sources.json to read and watch (D-1). `fallback`: the agents shown while the file does not exist
+ * yet (the bundled example, D-7); the path's folder is watched from the start, so a file written
+ * later (`collie durable attach`, `collie crew join`, an editor) applies live. `applied` hears the
+ * agents in force each time they are applied (main.ts keeps the example running while they name it).
+ */
+export interface WatchedSources {
+  path: string;
+  fallback?: AgentSource[];
+  applied?: (durable: AgentSource[]) => Promise<void>;
+}
+
+/** What the admin socket tells the command line of the sources in force (docs/sources.md). */
+export interface SourcesReport {
+  /** The sources.json this Collie reads, or null for fixed sources. */
+  path: string | null;
+  /** The fallback's agents while they are in force (no sources.json yet), else null. */
+  fallback: { name: string; socket: string }[] | null;
+}
+
 export interface DaemonOptions {
-  /** sources.json to read and watch; or fixed sources (the embedded default, tests). */
-  sources: { path: string } | { fixed: AgentSource[] };
+  /** sources.json to read and watch; or fixed sources (tests). */
+  sources: WatchedSources | { fixed: AgentSource[] };
   stateDir: string | ":memory:";
   log?: (line: string) => void;
   tuning?: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs">;
@@ -51,13 +70,23 @@ export interface DaemonOptions {
    * name that socket already. Null or absent: none.
    */
   envSocket?: string | null;
+  /** The bounds of held writes (store/held.ts `HELD_LIMITS`); other ones for tests and the bench. */
+  heldLimits?: HeldLimits;
+  /**
+   * `collie serve --fresh-state`: a state database that is missing, empty or damaged where Collie
+   * kept its state before starts over (without it, Collie refuses to start; store/state-check.ts).
+   */
+  freshState?: boolean;
+  /** The state directory's lock was left by a Collie that did not stop cleanly (a sign it was used). */
+  staleLock?: boolean;
 }
 
 export class Daemon {
   readonly app: FastifyInstance;
   readonly agents: AgentManager;
   readonly live: LiveHub;
-  readonly held: HeldAnswers;
+  /** Every write held for an agent or crew member that cannot take it now (D-5, C-1). */
+  readonly held: HeldWrites;
   readonly gateway: AgentGateway;
   /** The crew members whose agents this Collie shows as their lead (C-1). */
   readonly crew: Crew;
@@ -72,12 +101,20 @@ export class Daemon {
   #watcher: FSWatcher | null = null;
   #reloadTimer: NodeJS.Timeout | null = null;
   #expireTimer: NodeJS.Timeout | null = null;
+  /** The state database (D-8), for the operator's checks and tests. */
+  get state(): StateDb {
+    return this.#state;
+  }
   /** The last sources.json problem, or null when the file in force is the file on disk. */
   sourcesProblem: string | null = null;
+  /** The first read of the sources happened. */
+  #started = false;
   /** The name under which the agent on `COLLIE_DURABLE_SOCKET` is shown, or null when it is not added. */
   envAgent: string | null = null;
+  /** The fallback is in force: no sources.json has existed since the start (D-7). */
+  fallbackInForce = false;
 
-  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldAnswers; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
+  private constructor(app: FastifyInstance, parts: { agents: AgentManager; live: LiveHub; held: HeldWrites; gateway: AgentGateway; state: StateDb; devices: Devices; audit: AuditLog; crew: Crew }, opts: DaemonOptions, log: (line: string) => void) {
     this.app = app;
     this.crew = parts.crew;
     this.devices = parts.devices;
@@ -93,8 +130,8 @@ export class Daemon {
 
   static async create(opts: DaemonOptions): Promise<Daemon> {
     const log = opts.log ?? ((line: string) => console.log(`collie: ${line}`));
-    const state = openStateDb(opts.stateDir);
-    const held = new HeldAnswers(state);
+    const state = openStateDb(opts.stateDir, { fresh: opts.freshState === true, staleLock: opts.staleLock === true, log });
+    const held = new HeldWrites(state, opts.heldLimits);
     const decisions = new Decisions(state);
     const live = new LiveHub();
     // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
@@ -113,10 +150,11 @@ export class Daemon {
     // Every upstream's events — this machine's agents' and the crew members' — go one way: the live
     // hub, push (under this Collie's limits, once per machine, agent and ask, U-3) and the audit log.
     const events = new Fanout({ live, push, audit, decisions, log });
-    const gateway = new AgentGateway(held, events, redact ? { mask } : {});
+    // Held writes of this machine's agents are delivered to their connections, found by name.
+    const gateway: AgentGateway = new AgentGateway((name) => agents.get(name), held, events, { log, ...(redact ? { mask } : {}) });
     const agents = new AgentManager(events, gateway, { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) });
-    const crewHeld = new HeldCrewActions(state);
-    const crew = new Crew(events, crewHeld, { ...(opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {}), ...(redact ? { present: maskConversation, mask } : {}) });
+    // A member's actions are held in the same store, under the same bounds (store/held.ts).
+    const crew = new Crew(events, held, { ...(opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {}), ...(redact ? { present: maskConversation, mask } : {}) });
     const upstreams = new Upstreams(agents, crew);
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
@@ -126,15 +164,15 @@ export class Daemon {
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
-      daemon.#admin = await startAdminSocket(opts.stateDir, { devices, invites, agents: () => upstreams.summaries(), origin: () => listeningOrigin(app.server.address()) });
+      daemon.#admin = await startAdminSocket(opts.stateDir, {
+        devices, invites, agents: () => upstreams.summaries(), origin: () => listeningOrigin(app.server.address()),
+        sources: () => daemon.sourcesReport(),
+      });
     }
-    // An answer held past HOLD_MS is dropped, and the audit log says so with its request id.
+    // A write held past HOLD_MS is dropped, and the audit log says so with its request id.
     const expire = () => {
       for (const dropped of held.expire(Date.now())) {
-        audit.write({ action: dropped.action, agent: dropped.agent, pane: dropped.paneId, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
-      }
-      for (const dropped of crewHeld.expire(Date.now())) {
-        audit.write({ action: dropped.action, agent: `${dropped.agent}@${dropped.machine}`, requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
+        audit.write({ action: dropped.action, agent: dropped.target, ...(dropped.conversation ? { pane: dropped.conversation } : {}), requestId: dropped.requestId, device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
       }
     };
     expire();
@@ -151,8 +189,10 @@ export class Daemon {
       return;
     }
     await this.reloadSources();
-    // Watch the directory: editors and `collie durable attach` replace the file atomically.
+    // Watch the directory: editors and `collie durable attach` replace the file atomically. It is
+    // made (owner-only) when missing, so a sources.json written later is seen too (D-1, issue #34).
     try {
+      mkdirSync(dirname(src.path), { recursive: true, mode: 0o700 });
       this.#watcher = watch(dirname(src.path), (_event, file) => {
         if (file !== null && file !== basename(src.path)) return;
         if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
@@ -163,10 +203,22 @@ export class Daemon {
     }
   }
 
-  /** Reads sources.json again; a bad file is refused and the last good config stays (D-1). */
+  /**
+   * Reads sources.json again; a bad file is refused and the last good config stays (D-1). Until a
+   * file exists, the fallback (the bundled example) is in force; the first file replaces it live.
+   */
   async reloadSources(): Promise<void> {
     const src = this.#opts.sources;
     if (!("path" in src)) return;
+    const fallback = src.fallback;
+    if (fallback && (this.fallbackInForce || !this.#started) && !existsSync(src.path)) {
+      this.#started = true;
+      this.fallbackInForce = true;
+      await this.#applied(fallback);
+      await this.#reconcile(fallback);
+      return;
+    }
+    this.#started = true;
     let sources: SourcesConfig;
     try {
       sources = loadConfig(src.path);
@@ -177,7 +229,31 @@ export class Daemon {
       return;
     }
     this.sourcesProblem = null;
+    if (this.fallbackInForce) this.#log(`${src.path} appeared: showing its agents now`);
+    this.fallbackInForce = false;
+    await this.#applied(sources.durable);
     await Promise.all([this.#reconcile(sources.durable), this.crew.reconcile(sources.crew)]);
+  }
+
+  /** Tells main.ts which agents are in force (it keeps the example running while they name it). */
+  async #applied(durable: AgentSource[]): Promise<void> {
+    const src = this.#opts.sources;
+    if (!("path" in src) || !src.applied) return;
+    try {
+      await src.applied(durable);
+    } catch (err) {
+      this.#log(`sources: ${(err as Error).message}`);
+    }
+  }
+
+  /** The sources in force, for the command line (`durable attach`, `crew join`). */
+  sourcesReport(): SourcesReport {
+    const src = this.#opts.sources;
+    if (!("path" in src)) return { path: null, fallback: null };
+    const fallback = this.fallbackInForce && src.fallback
+      ? src.fallback.flatMap((s) => (s.endpoint.kind === "socket" ? [{ name: s.name, socket: s.endpoint.path }] : []))
+      : null;
+    return { path: src.path, fallback };
   }
 
   /** Applies the sources, with the agent on `COLLIE_DURABLE_SOCKET` when they do not name its socket (S-5). */
@@ -197,6 +273,7 @@ export class Daemon {
     }
     if (this.#reloadTimer) clearTimeout(this.#reloadTimer);
     if (this.#expireTimer) clearInterval(this.#expireTimer);
+    this.gateway.stop();
     await Promise.all([this.agents.stopAll(), this.crew.stopAll()]);
     // Live WebSockets get their close frame; whatever is still open after a moment (a refused or
     // half-open upgrade, a peer that never hangs up) is destroyed, so closing never hangs.

@@ -2,7 +2,7 @@
 /**
  * `collie`: the daemon and its command line (D-6).
  *
- *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D]
+ *   collie [serve] [--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME] [--fresh-state]
  *   collie durable attach <name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]
  *   collie agents [--state-dir D]
  *   collie pair [--url ORIGIN] [--port N] [--state-dir D] [--json]
@@ -11,9 +11,8 @@
  *   collie crew invite [--url ORIGIN] [--state-dir D] [--json]
  *   collie crew join <name> <member-url> <invite> [--sources F] [--state-dir D]
  */
-import { existsSync } from "node:fs";
 import { Daemon } from "./daemon.ts";
-import { startExampleAgent, type ExampleAgent } from "./cli/example-agent.ts";
+import { ExampleAgent } from "./cli/example-agent.ts";
 import { attach } from "./cli/attach.ts";
 import { stopOnSignals } from "./cli/shutdown.ts";
 import { buildWebIfMissing } from "./cli/build-web.ts";
@@ -27,6 +26,8 @@ import { envSocketPath, SOCKET_ENV, SourcesError } from "./sources/sources.ts";
 import type { AgentSummary } from "@colliepwa/shared";
 import { adminRequest } from "./security/admin.ts";
 import { joinCrew } from "./cli/crew-join.ts";
+import { entriesToKeep, runningSources, whatHappens } from "./cli/running-sources.ts";
+import { resolve as resolvePath } from "node:path";
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
@@ -61,17 +62,23 @@ async function serve(args: Args): Promise<number> {
   // Before anything touches the state directory: a second Collie on it stops here (D-8).
   const lock = lockStateDir(state);
   process.once("exit", () => lock.release());
-  let example: ExampleAgent | null = null;
-  let daemon: Daemon;
+  // A missing, empty or damaged state database where Collie kept its state stops here with what to
+  // do, unless the user starts over on purpose (store/state-check.ts).
+  const stateOpts = { freshState: args.flags.has("fresh-state"), staleLock: lock.tookOverStale };
   const envSocket = envSocketPath(process.env);
-  if (existsSync(sources)) {
-    daemon = await Daemon.create({ sources: { path: sources }, stateDir: state, extraHosts: extraHosts(args), envSocket });
+  // The bundled example (D-7) runs while the sources in force name its socket: with no
+  // sources.json yet (the fallback), or once the first file kept it (docs/sources.md). The file's
+  // folder is watched from the start, so a sources.json written later applies live (D-1).
+  const example = new ExampleAgent(state);
+  const daemon = await Daemon.create({
+    sources: { path: sources, fallback: [example.source], applied: (durable) => example.keep(durable.some((s) => s.key === example.source.key)) },
+    stateDir: state, extraHosts: extraHosts(args), envSocket, ...stateOpts,
+  });
+  if (!daemon.fallbackInForce) {
     console.log(`collie: agents from ${sources} (edits apply without a restart)`);
   } else {
-    example = await startExampleAgent(state);
-    daemon = await Daemon.create({ sources: { fixed: [example.source] }, stateDir: state, extraHosts: extraHosts(args), envSocket });
     console.log(`collie: no sources.json at ${sources}, so Collie shows the bundled example agent "desk".`);
-    console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH).`);
+    console.log(`collie: put your own agents there (see sources.example.json, or run: collie durable attach <name> --socket PATH); Collie picks the file up without a restart.`);
   }
   // S-5: the variable an agent's openCollie reads is one Collie reads too.
   if (daemon.envAgent !== null) {
@@ -88,11 +95,11 @@ async function serve(args: Args): Promise<number> {
   console.log(`collie: listening on ${address} (state in ${state})`);
   console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
   // Stopping closes every socket and stops the example agent, within a few seconds (cli/shutdown.ts).
-  stopOnSignals(() => [daemon.close(), ...(example ? [example.stop()] : [])]);
+  stopOnSignals(() => [daemon.close(), example.stop()]);
   return -1; // keeps running
 }
 
-function attachCommand(args: Args, rest: string[]): number {
+async function attachCommand(args: Args, rest: string[]): Promise<number> {
   const name = rest[0];
   if (!name) throw new UsageError("collie durable attach needs a name");
   const path = sourcesPath(flag(args, "sources"));
@@ -101,9 +108,14 @@ function attachCommand(args: Args, rest: string[]): number {
     const v = flag(args, key);
     if (v !== undefined) input[key] = v;
   }
-  const result = attach(path, input);
+  // The first file under a Collie that shows the bundled example keeps it (docs/sources.md).
+  const state = stateDir(flag(args, "state-dir"));
+  const running = await runningSources(state);
+  const keep = entriesToKeep(running, path, name);
+  const result = attach(path, input, process.env, keep);
   console.log(`collie: ${result} ${name} in ${path}`);
   if (input.socket === undefined && input.url === undefined) console.log(`collie: its socket is ${envSocketPath(process.env)}, from ${SOCKET_ENV}`);
+  console.log(`collie: ${whatHappens(running, path, keep, state)}`);
   return 0;
 }
 
@@ -198,8 +210,14 @@ async function crewJoin(args: Args, rest: string[]): Promise<number> {
   const [name, url, invite] = rest;
   if (!name || !url || !invite || rest.length > 3) throw new UsageError("collie crew join needs <name> <member-url> <invite> (from collie crew invite on the member)");
   const sources = sourcesPath(flag(args, "sources"));
-  const { result } = await joinCrew({ name, url, invite, sourcesPath: sources, stateDir: stateDir(flag(args, "state-dir")) });
-  console.log(`collie: ${result} crew member ${name} in ${sources}; its agents show on this Collie's phone`);
+  const state = stateDir(flag(args, "state-dir"));
+  // The first file under a lead that shows the bundled example keeps it (docs/sources.md).
+  const running = await runningSources(state);
+  const keep = entriesToKeep(running, sources, null);
+  const { result } = await joinCrew({ name, url, invite, sourcesPath: sources, stateDir: state, keep });
+  const shown = running?.path !== undefined && running.path !== null && resolvePath(running.path) === resolvePath(sources);
+  console.log(`collie: ${result} crew member ${name} in ${sources}${shown ? "; its agents show on this Collie's phone" : ""}`);
+  console.log(`collie: ${whatHappens(running, sources, keep, state)}`);
   return 0;
 }
 

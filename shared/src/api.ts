@@ -156,7 +156,7 @@ interface PushPayloadBase {
   machine: string | null;
 }
 
-/** An ask needs you (U-2): `Permission needed in <pane>` or the agent's own title and line. */
+/** An ask needs you (U-2): `Permission needed in <pane>`, the agent's own title added after it, and its line. */
 export interface PushAskPayload extends PushPayloadBase {
   type: "ask";
   title: string;
@@ -165,6 +165,33 @@ export interface PushAskPayload extends PushPayloadBase {
   askId: string;
   /** Where a tap goes: the conversation with the card (`askUrl`). Same-origin, relative. */
   url: string;
+  /**
+   * The buttons that answer the ask from the notification (issue 30; docs/push.md), only for an
+   * ask that may be answered there: a permission with Allow and Deny, or a choice of at most two
+   * options taken one at a time. The answer goes through the phone API's answer route, like a tap
+   * in the app.
+   */
+  answers?: PushAnswers;
+}
+
+/** What answering from a notification needs: ids and the revision, plus the words it shows. */
+export interface PushAnswers {
+  kind: "permission" | "choice";
+  /** The ask's revision (W-4): an ask that changed since the push is told apart. */
+  revision: string;
+  /** What the quiet notification after an answer names (`Allowed: refund`): the tool, else the ask's title; masked, cut. */
+  what: string;
+  /** One or two buttons, in the order shown. */
+  options: PushAnswerOption[];
+}
+
+export interface PushAnswerOption {
+  /** The agent's option id: the answer sends it (a permission's `optionId`, a choice's one `optionIds` entry). */
+  id: string;
+  /** The button: `Allow` or `Deny` (P-10), or a choice's label (masked, cut). */
+  title: string;
+  /** A permission option's kind: what the quiet notification says (`Allowed`, `Denied`). */
+  optionKind?: "allow" | "deny";
 }
 
 /** The one push of an agent over 30 asks an hour (U-1): `A durable agent on {host} is raising many asks`. */
@@ -183,7 +210,7 @@ export interface PushClearPayload extends PushPayloadBase {
   askId: string;
 }
 
-/** Everything Collie pushes; encrypted JSON, at most a few hundred bytes. */
+/** Everything Collie pushes; encrypted JSON within one Web Push record (server/src/push/payload.ts, `PAYLOAD_MAX_BYTES`). */
 export type PushPayload = PushAskPayload | PushManyAsksPayload | PushClearPayload;
 
 /** The PWA's addresses: the one table of hash routes (hash-routes.ts). */

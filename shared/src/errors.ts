@@ -12,6 +12,8 @@ export const API_ERRORS = Object.freeze({
   "agent-version-mismatch": { status: 409, meaning: "the agent (or the crew member) speaks another version" },
   "agent-unreachable": { status: 503, meaning: "the agent cannot be reached now, or did not answer in time" },
   "agent-failed": { status: 502, meaning: "the agent's reply was malformed" },
+  "held-full": { status: 429, meaning: "Collie already holds as many writes as it keeps for this conversation, agent or in all, until the agent is back (docs/reliability.md); this one was not kept" },
+  "storage-failed": { status: 507, meaning: "Collie could not write its state database (a full disk): nothing was kept" },
   unpaired: { status: 401, meaning: "this device is not paired (X-1)" },
   "bad-host": { status: 421, meaning: "the Host header does not name this Collie (X-1)" },
   "bad-origin": { status: 403, meaning: "a write or WebSocket from another origin (X-2)" },
@@ -38,4 +40,6 @@ export const COLLIE_ERRORS = Object.freeze({
   "agent-version-mismatch": API_ERRORS["agent-version-mismatch"].status,
   "bad-request": API_ERRORS["bad-request"].status,
   "agent-failed": API_ERRORS["agent-failed"].status,
+  "held-full": API_ERRORS["held-full"].status,
+  "storage-failed": API_ERRORS["storage-failed"].status,
 } as const);

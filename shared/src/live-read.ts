@@ -17,7 +17,7 @@
  */
 import { Compile } from "typebox/compile";
 import {
-  CAP_NAMES, LIMITS, MESSAGE_CHECKERS, parseWith, text, type Caps, type Checker, type Parsed, type ReadOptions, type TextRule,
+  CAP_NAMES, LIMITS, MESSAGE_CHECKERS, WRITE_BODY_CHECKERS, parseWith, text, type Caps, type Checker, type Parsed, type ReadOptions, type TextRule,
 } from "@colliepwa/durable-sdk/wire";
 import {
   LIVE_LIMITS, LIVE_MESSAGE_SCHEMAS, type AgentSummary, type Conversation, type Decision, type LiveMessage, type LiveMessageType,
@@ -168,6 +168,7 @@ function agentSummary(a: AgentSummary, opts: ReadOptions, at: string): AgentSumm
   };
   if (a.notShown !== undefined) row.notShown = a.notShown;
   if (a.problem !== undefined) row.problem = str(TEXT.problem, a.problem, opts, `${at}.problem`);
+  if (a.machineOffline === true) row.machineOffline = true;
   return row;
 }
 
@@ -192,6 +193,10 @@ function decision(d: Decision, opts: ReadOptions, at: string): Decision {
   };
   if (d.tool !== undefined) out.tool = str(TEXT.toolName, d.tool, opts, `${at}.tool`);
   if (d.optionKind !== undefined) out.optionKind = d.optionKind;
+  if (d.held === true) out.held = true;
+  if (d.requestId !== undefined) out.requestId = d.requestId;
+  // A held answer as a phone could have sent it: the wire's own checker of an answer's body.
+  if (d.answer !== undefined) out.answer = wire(WRITE_BODY_CHECKERS.answer, { requestId: "r", revision: "0000000000000000", answer: d.answer }, opts, `${at}.answer`).answer;
   return out;
 }
 

@@ -15,7 +15,7 @@
  */
 import { Type, type Static, type TSchema } from "typebox";
 import { RequestId } from "./api.ts";
-import { CAP_NAMES, DECIDED_BY, isIsoWithZone, isValidId, LIMITS, type Ask, type Caps, type DecidedBy, type Item, type PaneSummary } from "@colliepwa/durable-sdk/wire";
+import { CAP_NAMES, DECIDED_BY, isIsoWithZone, isValidId, LIMITS, type Ask, type Caps, type DecidedBy, type Item, type Answer, type PaneSummary } from "@colliepwa/durable-sdk/wire";
 
 /** The limits of the live messages (beyond the wire's own, `LIMITS`). */
 export const LIVE_LIMITS = Object.freeze({
@@ -93,6 +93,11 @@ export const AgentSummarySchema = Type.Object({
   notShown: Type.Optional(Count),
   /** Why the agent is unreachable, in words without secrets. */
   problem: Type.Optional(Text(LIVE_LIMITS.problemChars)),
+  /**
+   * On a crew lead: the member machine itself cannot be reached (C-1), which is why this agent
+   * reads `unreachable`; the phone says `<machine> is offline` on the machine's section.
+   */
+  machineOffline: Type.Optional(Type.Literal(true)),
 });
 export type AgentSummary = Static<typeof AgentSummarySchema>;
 
@@ -110,8 +115,11 @@ export const ConversationSchema = Type.Intersect([wireObject<PaneSummary>(), Con
 export type Conversation = Static<typeof ConversationSchema>;
 
 /**
- * An answer a phone gave that the agent took (issue 21: answers leave a trace): the chat shows a
- * quiet line under the tool call it was about, `Allowed: refund · Pixel · 14:05`.
+ * An answer a phone gave: taken by the agent, or (`held`) kept by Collie until the agent is back.
+ * A taken one leaves no chat line (P-16: the tap had its own card); it is the record of the agent
+ * home's `Always allowed`. A held one is the record the card cannot give while its ask is not
+ * open on the phone: the chat shows `Allowed: refund · Pixel · 14:05` under the tool call, and
+ * that it waits in Collie, until it is delivered (issue #34).
  */
 export const DecisionSchema = Type.Object({
   askId: AskId,
@@ -124,10 +132,16 @@ export const DecisionSchema = Type.Object({
   tool: Type.Optional(Text(LIMITS.toolNameBytes)),
   /** A permission's option kind: `allow`, `allow-always`, `deny`, `cancel`. */
   optionKind: Type.Optional(Type.String({ maxLength: 32 })),
-  /** The paired device that answered. */
+  /** The paired device that answered (on a crew lead, the phone, never the lead machine). */
   device: Text(LIVE_LIMITS.deviceChars),
-  /** When the agent took it (ISO time). */
+  /** When the agent took it, or when Collie began to hold it (ISO time). */
   at: IsoTime,
+  /** Collie holds it for an agent that is away (D-5); it goes once delivered (`held-outcome`). */
+  held: Type.Optional(Type.Literal(true)),
+  /** A held answer's request id (its `held-outcome` names it). */
+  requestId: Type.Optional(RequestId),
+  /** A held answer as it was sent, so its card shows which answer waits after a reload (the wire's checker judges it). */
+  answer: Type.Optional(wireObject<Answer>()),
 });
 export type Decision = Static<typeof DecisionSchema>;
 

@@ -37,10 +37,13 @@ const CLOSED_OR_CHANGED = new Set(["ask-decided", "ask-timed-out", "ask-answered
 
 /**
  * The card's outcome for a reply (P-15). `retry` is true when this reply answers a Retry of a
- * request id sent before; `droppedBefore` when the agent already answered this request id
- * `receipt-dropped`: a second one is final, since retrying the same id can only drop it again.
+ * request id sent before.
+ *
+ * `receipt-dropped` is `May have been applied already. Check the chat.` at once, without Retry:
+ * the agent keeps the ids it dropped, so it says this only for a request id it saw before (the
+ * answer arrived); a Retry sends the same id and can only be dropped again (issue #34).
  */
-export function answerOutcome(reply: TapReply, opts: { retry?: boolean; droppedBefore?: boolean } = {}): OutcomeView {
+export function answerOutcome(reply: TapReply, opts: { retry?: boolean } = {}): OutcomeView {
   const view = (outcome: AnswerOutcome, line: string | null, frozen = false, retry = false): OutcomeView => ({ outcome, line, frozen, retry });
   if (reply === null) return view("not-sure", STRINGS.notSureArrived, false, true);
   const { status, body } = reply;
@@ -50,7 +53,7 @@ export function answerOutcome(reply: TapReply, opts: { retry?: boolean; droppedB
     return view("accepted", null);
   }
   if (opts.retry && code !== null && CLOSED_OR_CHANGED.has(code)) return view("may-have-been-applied", STRINGS.mayHaveBeenApplied, true);
-  if (opts.droppedBefore && code === "receipt-dropped") return view("may-have-been-applied", STRINGS.mayHaveBeenApplied, true);
+  if (code === "receipt-dropped") return view("may-have-been-applied", STRINGS.mayHaveBeenApplied, true);
   switch (code) {
     case "ask-decided": return view("decided-in-agent", STRINGS.decidedInAgent, true);
     case "ask-timed-out": return view("timed-out", STRINGS.timedOut, true);
@@ -61,7 +64,6 @@ export function answerOutcome(reply: TapReply, opts: { retry?: boolean; droppedB
     case "version-mismatch":
       return view("older-collie", STRINGS.olderCollie, true);
     case "agent-unreachable":
-    case "receipt-dropped":
     case "internal":
     case "agent-failed":
       return view("not-sure", STRINGS.notSureArrived, false, true);

@@ -19,7 +19,7 @@
  *   the wire's own checkers judge them.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from "typebox";
-import type { Ask, Caps, HistoryRow, Item, Starter } from "@colliepwa/durable-sdk/wire";
+import type { Answer, Ask, Caps, HistoryRow, Item, Starter } from "@colliepwa/durable-sdk/wire";
 import {
   AnswerRequest, PushSubscribeRequest, PushUnsubscribeRequest, RenameRequest, SendRequest, StarterRequest, SteerRequest,
   TargetRequest, TurnRequest, type AgentState, type Conversation,
@@ -105,6 +105,7 @@ const AgentSummary = obj({
   counts: obj({ open: count, waiting: count }),
   notShown: Type.Optional(count),
   problem: Type.Optional(text),
+  machineOffline: Type.Optional(yes),
 });
 
 const Snapshot = obj({
@@ -124,6 +125,9 @@ const Decision = obj({
   optionKind: Type.Optional(text),
   device: text,
   at: text,
+  held: Type.Optional(yes),
+  requestId: Type.Optional(text),
+  answer: Type.Optional(wire<Answer>()),
 });
 
 const PaneDetail = obj({

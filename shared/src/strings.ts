@@ -86,8 +86,17 @@ export const WORDS = Object.freeze({
     settings: "Settings",
     spaces: "Spaces",
     noAgents: "No durable agents are attached. Add one to sources.json.",
+    /** A crew member's section (C-1): a Durable agents section, with the machine's name. */
+    durableAgentsOn: (machine: string) => `${STRINGS.durableAgents} on ${machine}`,
+    /** A crew member that cannot be reached, on its section (issue #37). */
+    machineOffline: (machine: string) => `${machine} is offline`,
     openConversations: "Open conversations",
     alwaysAllowed: "Always allowed",
+    /** How the agent home's `Always allowed` opens its explanation (issue #32). */
+    alwaysAllowedWhat: "What this means",
+    /** What `Always allowed` means and how it ends (issue #32, #37). */
+    alwaysAllowedMeans:
+      "You tapped Always allow for these tools, so the durable agent runs them without asking you. It lasts while the agent remembers it; a restart usually ends it. A tool leaves this list when the agent asks about it again.",
     starters: "Starters",
     earlierNotKept: "Earlier messages are not kept here.",
     steered: "Steered",
@@ -97,6 +106,8 @@ export const WORDS = Object.freeze({
     belt: "Belt",
     menu: "Menu",
     message: "Message",
+    /** The composer's hint during a turn the agent takes no message in: Collie holds it until then. */
+    messageAfterTurn: "Message · sent when this turn ends",
     notShown: (shown: number, more: number) =>
       `This durable agent has ${more} more open conversations than Collie shows (${shown} at most).`,
   }),
@@ -116,6 +127,8 @@ export const WORDS = Object.freeze({
     toolLastSeen: "Last seen running",
   }),
   banner: Object.freeze({
+    /** The phone's own network is down (the browser says it is offline): Collie is not the one away. */
+    phoneOffline: "This phone is offline. It reconnects by itself.",
     offline: "Collie cannot be reached. Reconnecting…",
     reconnecting: "Reconnecting…",
     /** What is drawn came from the phone's saved copy. */
@@ -131,6 +144,8 @@ export const WORDS = Object.freeze({
     failed: (why: string) => `Push notifications could not be turned on: ${why}`,
     /** The browser has no push service to subscribe with (e.g. a Chromium build without one). */
     noService: "this browser has no push service, so it cannot get notifications. Try another browser, or Collie from the home screen.",
+    /** The browser's push service did not answer the subscription in time (issue 37, item 6). */
+    timedOut: (seconds: number) => `the browser's push service did not answer in ${seconds} seconds. Try again in a moment, or another browser.`,
     /** The browser refused for a reason of its own: its raw text is not shown (it reads like a stack). */
     refused: "the browser refused. Try again in a moment.",
     /** While the switch works (asking the browser, subscribing, telling Collie): it can take seconds. */
@@ -141,11 +156,44 @@ export const WORDS = Object.freeze({
     offerYes: "Turn on",
     offerNo: "Not now",
     offFailed: (why: string) => `Push notifications could not be turned off: ${why}`,
+    /** The switch for the Allow and Deny buttons on an ask's notification (issue 30). */
+    answerLabel: "Answer from notifications",
+    /** Its one line: what the buttons mean on a locked phone. */
+    answerLocked: "Allow and Deny show on the notification. On a locked phone, anyone holding it can tap them.",
+    /** An answer from a notification that got no reply (no network, Collie down): the outbox keeps it (P-26). */
+    answerOffline: (answer: string) => `No connection to Collie. ${answer} waits on this phone and is sent once the connection is back.`,
   }),
   chat: Object.freeze({
     /** Under your line while Collie holds it for an unreachable agent (D-5). */
     held: "Not delivered yet. Collie sends it when the durable agent is back.",
-    /** A quiet line for an answer given from a phone: what it decided, about which tool or ask. */
+    /** After a held answer's line (issue #34): it waits in Collie. */
+    heldAnswer: "Collie delivers it when the durable agent is back.",
+    /** Under your line while Collie holds it for a running turn the agent takes no message in. */
+    heldForTurn: "Not delivered yet. Collie sends it when the running turn ends.",
+    /**
+     * A tap that did not run, when the agent gave no reason of its own (issue 37: every refused
+     * tap says so). `what` is the control's label (`Stop`, `Escalate`, `Close`).
+     */
+    notOffered: (what: string) => `${what} did not run: the durable agent does not offer it here.`,
+    gone: (what: string) => `${what} did not run: the durable agent no longer has it.`,
+    refused: (what: string) => `${what} did not run: the durable agent refused it.`,
+    /** Collie itself refused; `why` is Collie's own message from its error catalog. */
+    collieRefused: (what: string, why: string) => `${what} did not run. ${why}`,
+    /** The pill that takes a reader who scrolled up back to the newest line (issue 37). */
+    newest: "Newest",
+    newCount: (n: number) => `${n} new`,
+    jumpToNewest: (n: number) => (n > 0 ? `Jump to the newest message, ${n} new` : "Jump to the newest message"),
+    /** The chat's scroll area, named for a keyboard or a screen reader that lands on it. */
+    messages: "Messages",
+    /** A code block's copy button (issue 37), and what it says after a tap. */
+    copy: "Copy",
+    copyCode: "Copy the code",
+    copied: "Copied",
+    /** The browser did not let the page copy: the code is selected for the phone's own Copy. */
+    copyFailed: "Selected: copy it from the menu",
+    /** Under a `Not sent` line Collie refused to hold (`429 held-full`): it keeps no more for this agent now. */
+    heldFull: "Collie is already keeping as many messages as it holds for this durable agent. Your text is back in the box: send it again once the agent is back.",
+    /** A quiet line for an answer Collie holds: what it decided, about which tool or ask. */
     decided: (optionKind: string | undefined, what: string): string => {
       switch (optionKind) {
         case "allow": return `Allowed: ${what}`;

@@ -8,8 +8,8 @@
  * checks it, so a stopped turn writes nothing more: the stop handler has already tidied the pane.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { AskClosed, callSummary, requireApproval, type AskAnswer, type AskInput, type ItemInput } from "@colliepwa/durable-sdk";
-import { askEndedLine, type Conversation } from "./conversation.ts";
+import { AskClosed, callSummary, requireApproval, type AskAnswer, type AskInput, type DecidedBy, type ItemInput } from "@colliepwa/durable-sdk";
+import type { Conversation } from "./conversation.ts";
 import type { Script, Step, StepResult } from "./model.ts";
 import { TOOLS } from "./tools.ts";
 
@@ -134,8 +134,9 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
       if (!(err instanceof AskClosed)) throw err;
       if (turn.signal.aborted) return { kind: "shown" };
       conv.askEnded(err.askId, err.decidedBy, step.ask.title);
-      // A normal outcome, not a failure: the call ends with the specification's own line (P-16).
-      return end("done", askEndedLine(err.decidedBy, step.ask.title), { decidedBy: err.decidedBy });
+      // A normal outcome, not a failure. The SDK's notice already says it in the specification's
+      // words (P-16); the call says only why it had no answer, so the chat does not say it twice.
+      return end("done", noAnswerOutput(err.decidedBy), { decidedBy: err.decidedBy });
     }
     if (answer.kind === "choice" && step.ask.kind === "choice") {
       const options = step.ask.options;
@@ -187,4 +188,13 @@ async function callTool(conv: Conversation, turn: Turn, step: Extract<Step, { ki
   if (percent) conv.pane.state({ progress: null });
   conv.syncSubtitle();
   return end("done", output, { ...(answer ? { answer } : {}), ...(picked ? { picked } : {}) });
+}
+
+/**
+ * The output of a call whose ask ended without the phone: why it had no answer. The line
+ * `Timed out before an answer: …` / `Decided in the durable agent: …` is the SDK's notice (P-16),
+ * shown once in the chat.
+ */
+export function noAnswerOutput(decidedBy: DecidedBy): string {
+  return decidedBy === "timeout" ? "No answer in time" : "Settled without an answer";
 }

@@ -32,8 +32,9 @@ export async function startPiAgent(opts: PiAgentOptions): Promise<{ collie: Coll
   const collie = await openCollie({
     ...(opts.socket ? { socket: opts.socket } : {}),
     hostName: PI_HOST_NAME,
-    // Exactly what is wired: piPane answers send, steer and stop; the hooks below the rest.
-    caps: { asks: true, send: true, steer: true, stop: true, history: true, starters: true, reopen: true, rename: true, close: true },
+    // Exactly what is wired: piPane answers send (a send during a run is Pi's follow-up), steer
+    // and stop; the hooks below the rest.
+    caps: { asks: true, send: true, followUp: true, steer: true, stop: true, history: true, starters: true, reopen: true, rename: true, close: true },
     starters: [{ id: "new-session", title: "New session", subtitle: "A fresh Pi session", icon: "note" }],
     hooks: {
       onStarter: () => show(SessionManager.create(cwd, sessionDir)),

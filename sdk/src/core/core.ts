@@ -144,7 +144,7 @@ export class DurableCore implements PaneHost {
     return {
       asks: on("asks"), send: on("send"), steer: on("steer"), stop: on("stop"), actions: on("actions"), rename: on("rename"),
       close: on("close"), reopen: on("reopen"), starters: on("starters"), history: on("history"),
-      terminal: false,
+      followUp: on("followUp"), terminal: false,
     };
   }
 

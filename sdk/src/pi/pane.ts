@@ -6,8 +6,8 @@
  * execution a `tool` item (running → done / failed, denied when the phone refused it), a run a
  * turn, an error a `notice`.
  *
- * Phone → Pi: send → `prompt` when idle, `followUp` while running; steer → `steer`; stop →
- * `abort`. A call that `risky` marks waits for the phone (`requireApproval`, ask id
+ * Phone → Pi: send → `prompt` when idle, `followUp` while running (so the agent declares the
+ * `followUp` cap); steer → `steer`; stop → `abort`. A call that `risky` marks waits for the phone (`requireApproval`, ask id
  * `askIdFor(pane.id, toolCall.id)`) inside Pi's `beforeToolCall`; every answer but Allow blocks it.
  */
 import type {

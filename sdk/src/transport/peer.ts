@@ -27,9 +27,13 @@ export async function canIdentifyPeers(): Promise<boolean> {
   return (await runSs()) !== null;
 }
 
+const SS_TIMEOUT_MS = 10_000;
+
 function runSs(): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile("ss", ["-xpnH"], { encoding: "utf8", timeout: 2000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout) => resolve(err ? null : stdout));
+    // `ss` lists every Unix socket of the machine: on a loaded machine it can take seconds, and a
+    // lookup that times out refuses the write it was for (fail closed), so the limit is generous.
+    execFile("ss", ["-xpnH"], { encoding: "utf8", timeout: SS_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 }, (err, stdout) => resolve(err ? null : stdout));
   });
 }
 

@@ -115,8 +115,19 @@ export async function openCollie(options: OpenCollieOptions = {}): Promise<Colli
       let lookup = pids.get(req.socket);
       if (!lookup) pids.set(req.socket, (lookup = peerPids(req.socket)));
       // Fail closed: when the check is on but this caller cannot be identified, a write is refused.
-      verdict = lookup.then((found) => found !== null && !found.some((pid) => isSelfOrDescendant(pid)));
-      verdicts.set(req.socket, verdict);
+      // Only a caller that was identified keeps its verdict for the connection: a lookup that failed
+      // (`ss` slow or briefly unable to run on a loaded machine) refuses this write and is tried
+      // again at the next one, instead of refusing every write on a keep-alive connection for good.
+      const socket = req.socket;
+      verdict = lookup.then((found) => {
+        if (found === null) {
+          pids.delete(socket);
+          verdicts.delete(socket);
+          return false;
+        }
+        return !found.some((pid) => isSelfOrDescendant(pid));
+      });
+      verdicts.set(socket, verdict);
     }
     return verdict;
   };

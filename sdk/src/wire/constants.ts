@@ -11,7 +11,10 @@ export const wirePrefix = (version: number): string => `${WIRE_ROOT}/v${version}
 /** The request header in which Collie lists the wire versions it speaks, e.g. `2, 1`. */
 export const COLLIE_WIRE_HEADER = "collie-wire";
 
-/** Every cap with the SDK's default (S-33). `terminal` is always false. */
+/**
+ * Every cap with the SDK's default (S-33). `terminal` is always false. `followUp` is off unless
+ * the agent declares it: whether a send during a turn is taken is its handler's choice.
+ */
 export const ALL_CAPS = Object.freeze({
   asks: true,
   send: true,
@@ -23,9 +26,12 @@ export const ALL_CAPS = Object.freeze({
   reopen: true,
   starters: true,
   history: true,
+  followUp: false,
   terminal: false,
 } as const);
 export const CAP_NAMES = Object.freeze(Object.keys(ALL_CAPS)) as readonly (keyof typeof ALL_CAPS)[];
+/** Caps a hello may leave out (they came later in v1); a missing one reads as false. */
+export const LATER_CAPS: readonly (keyof typeof ALL_CAPS)[] = Object.freeze(["followUp"]);
 
 /** The twelve icon names (S-18). */
 export const ICONS = Object.freeze([

@@ -9,7 +9,7 @@ import {
   type Parsed, type ReadOptions, record, str, text, trueOnly, union, WireShapeError,
 } from "./check.ts";
 import {
-  ASK_KINDS, CAP_NAMES, DECIDED_BY, LIMITS, PANE_STATES, PERMISSION_OPTION_KINDS, TOOL_STATUSES,
+  ASK_KINDS, CAP_NAMES, DECIDED_BY, LATER_CAPS, LIMITS, PANE_STATES, PERMISSION_OPTION_KINDS, TOOL_STATUSES,
 } from "./constants.ts";
 import { isHttpsUrl, isValidLang } from "./rules.ts";
 import type {
@@ -39,10 +39,15 @@ const tabId: Checker<string> = (v, path) => {
 };
 
 const capsChecker: Checker<Caps> = (v, path) => {
-  const shape = Object.fromEntries(CAP_NAMES.map((name) => [name, bool]));
-  const caps = obj(shape)(v, path) as Record<string, boolean>;
+  // Every cap is required but those added later in v1 (LATER_CAPS): an older agent's hello still
+  // reads, and a cap it cannot know of is off.
+  const required = Object.fromEntries(CAP_NAMES.filter((name) => !LATER_CAPS.includes(name)).map((name) => [name, bool]));
+  const later = Object.fromEntries(LATER_CAPS.map((name) => [name, bool]));
+  const caps = obj(required, later)(v, path) as Record<string, boolean | undefined>;
   if (caps.terminal !== false) throw new WireShapeError(`${path}.terminal`, "must be false");
-  return caps as unknown as Caps;
+  const out: Record<string, boolean> = {};
+  for (const name of CAP_NAMES) out[name] = caps[name] === true;
+  return out as unknown as Caps;
 };
 
 export const helloChecker: Checker<Hello> = obj({

@@ -18,6 +18,11 @@ export interface Caps {
   reopen: boolean;
   starters: boolean;
   history: boolean;
+  /**
+   * A send while a turn runs is taken (queued as a follow-up, as Pi does), not refused. Off by
+   * default: only the agent's handler knows. A hello without it (an SDK before it) reads as false.
+   */
+  followUp: boolean;
   /** Always false: a durable agent has no terminal (S-33, P-24). */
   terminal: false;
 }

@@ -50,7 +50,7 @@ describe("caps (S-33)", () => {
       const caps = (await rig.phone.hello()).caps;
       assert.deepEqual(caps, {
         asks: true, send: false, steer: false, stop: false, actions: false, rename: false, close: false,
-        reopen: false, starters: false, history: false, terminal: false,
+        reopen: false, starters: false, history: false, followUp: false, terminal: false,
       });
     });
 
@@ -82,6 +82,18 @@ describe("caps (S-33)", () => {
       assert.equal((await rig.phone.answer(ask, { kind: "permission", optionId: "allow" })).status, 200);
       assert.deepEqual(await answered, { kind: "permission", optionId: "allow", optionKind: "allow" });
     });
+  });
+
+  it("declares followUp only when given: off by default, on with {...ALL_CAPS, followUp: true}", async () => {
+    const plain = await openRig();
+    const queuing = await openRig({ caps: { ...ALL_CAPS, followUp: true } });
+    try {
+      assert.equal((await plain.phone.hello()).caps.followUp, false);
+      assert.equal((await queuing.phone.hello()).caps.followUp, true);
+    } finally {
+      await plain.close();
+      await queuing.close();
+    }
   });
 
   it("turns one cap off with {...ALL_CAPS, steer: false}, keeping the rest", async () => {

@@ -107,6 +107,8 @@ class Follower {
 }
 
 const byKind = <K extends Item["kind"]>(items: Item[], kind: K) => items.filter((i): i is Extract<Item, { kind: K }> => i.kind === kind);
+/** How many items say `text`, as their text or as a tool's output: what the chat shows. */
+const saying = (items: Item[], text: string) => items.filter((i) => ("text" in i && i.text === text) || (i.kind === "tool" && i.output === text)).length;
 const tools = (items: Item[]) => byKind(items, "tool").map((t) => ({ name: t.name, status: t.status, output: t.output }));
 
 describe("examples/durable-member (the support desk, S-36)", () => {
@@ -366,10 +368,11 @@ describe("examples/durable-member (the support desk, S-36)", () => {
       { name: "fetch_invoice", status: "failed", output: "the eu-old archive did not answer in 5 s" },
       { name: "fetch_invoice", status: "done", output: "Fetched INV-2207 from the eu archive" },
       { name: "upload_invoice", status: "done", output: "Uploaded INV-2207 (2 pages)" },
-      { name: "send_invoice", status: "done", output: "Timed out before an answer: How should the corrected invoice go out?" },
+      { name: "send_invoice", status: "done", output: "No answer in time" },
       { name: "send_invoice", status: "done", output: "Sent INV-2207 by email" },
     ]);
-    assert.ok(byKind(view.items, "notice").some((n) => n.text === "Timed out before an answer: How should the corrected invoice go out?"));
+    // The specification's line once in the chat: the SDK's notice, not repeated by the call (issue #37).
+    assert.equal(saying(view.items, "Timed out before an answer: How should the corrected invoice go out?"), 1);
     const code = byKind(view.items, "code")[0]!;
     assert.equal(code.lang, "json");
     assert.equal(JSON.parse(code.text).invoice, "INV-2207");
@@ -528,10 +531,10 @@ describe("examples/durable-member: approvals that outlive a restart, Always allo
     assert.equal(late.body.error, "ask-decided");
     const view = await phone.pane("inv-2207");
     assert.deepEqual(tools(view.items), [
-      { name: "book_slot", status: "done", output: "Decided in the durable agent: Which delivery slot should the courier book?" },
+      { name: "book_slot", status: "done", output: "Settled without an answer" },
       { name: "book_slot", status: "done", output: "Booked Thursday morning for order 6012" },
     ]);
-    assert.ok(byKind(view.items, "notice").some((n) => n.text === "Decided in the durable agent: Which delivery slot should the courier book?"));
+    assert.equal(saying(view.items, "Decided in the durable agent: Which delivery slot should the courier book?"), 1);
   });
 
   it("a refund waiting for an Allow when the desk is killed comes back as the same ask after a restart (S-23)", async () => {

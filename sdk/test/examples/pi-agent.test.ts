@@ -67,7 +67,7 @@ describe("examples/pi-agent (S-35)", () => {
     assert.equal(hello.name, "pi-durable");
     assert.deepEqual(
       Object.entries(hello.caps).filter(([, on]) => on).map(([cap]) => cap).sort(),
-      ["asks", "close", "history", "rename", "reopen", "send", "starters", "steer", "stop"],
+      ["asks", "close", "followUp", "history", "rename", "reopen", "send", "starters", "steer", "stop"],
     );
     const layout = await phone.layout();
     assert.deepEqual(layout.tabs, [{ id: "pi:sessions", workspaceId: "pi", title: "Sessions" }]);

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, connect, type Socket } from "node:net";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openCollie } from "../../src/index.ts";
@@ -294,4 +294,33 @@ describe("peerPids over a Unix socket (S-7)", { skip: SKIP }, () => {
       }
     });
   }
+});
+
+describe("a caller that cannot be identified for a moment (S-7)", { skip: SKIP }, () => {
+  test("the write is refused, and the next write on the same connection looks again instead of being refused for good", async () => {
+    // `ss` on the agent's PATH fails while a flag file exists (a loaded machine where the lookup
+    // times out): the check fails closed for that write only.
+    const dir = tempDir();
+    const flag = join(dir, "ss-fails");
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "ss"), `#!/bin/sh\n[ -e "${flag}" ] && exit 1\nexec ${execFileSync("sh", ["-c", "command -v ss"], { encoding: "utf8" }).trim()} "$@"\n`, { mode: 0o755 });
+    const socket = join(dir, "durable.sock");
+    const agent = startAgent("ask-agent.ts", [socket], { PATH: `${bin}:${process.env.PATH}` });
+    const ready = await agent.waitForKey("ready");
+    const phone = new FakePhone(ready.socket as string);
+    try {
+      writeFileSync(flag, ""); // before the connection opens: its lookup, started on connect, fails
+      assert.equal((await phone.hello()).descendantCheck, true);
+      const refused = await phone.send("p1", "while ss fails", { requestId: "unknown-caller-1" });
+      assert.equal(refused.status, 403, JSON.stringify(refused.body));
+      rmSync(flag);
+      const sent = await phone.send("p1", "once ss works again", { requestId: "unknown-caller-2" });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      assert.equal((await agent.waitForKey("sent")).sent, "once ss works again");
+    } finally {
+      phone.disconnect();
+      await agent.kill();
+    }
+  });
 });

@@ -60,16 +60,17 @@ export class AgentClient {
     return this.#request("GET", path, undefined, timeoutMs, signal);
   }
 
-  post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
-    return this.#request("POST", path, JSON.stringify(body), timeoutMs);
+  /** `headers`: more request headers (a crew lead names the phone, crew/phone-name.ts). */
+  post(path: string, body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<AgentReply> {
+    return this.#request("POST", path, JSON.stringify(body), timeoutMs, undefined, headers);
   }
 
   close(): void {
     this.#agent.destroy();
   }
 
-  #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {
-    const headers: Record<string, string> = { ...this.#headers, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
+  #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal, more?: Record<string, string>): Promise<AgentReply> {
+    const headers: Record<string, string> = { ...this.#headers, ...more, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
     if (payload !== undefined) {
       headers["content-type"] = "application/json";
       headers["content-length"] = String(Buffer.byteLength(payload));

@@ -185,6 +185,11 @@ export class AgentConnection implements Upstream {
   get state(): AgentState {
     return this.#state;
   }
+  /** The agent process start this connection last said hello to (hello `instance`): another start forgot its turns. */
+  get instance(): string | null {
+    return this.#instance;
+  }
+
   get hello(): Hello | null {
     return this.#hello;
   }

@@ -33,7 +33,10 @@ export class Fanout implements UpstreamEvents {
 
   live(upstream: Upstream, message: Unnumbered): void {
     this.#parts.live.publish(message);
-    if (message.type === "ask") this.openAsk(upstream, message.agent, message.paneId, message.ask);
+    if (message.type === "ask") {
+      this.openAsk(upstream, message.agent, message.paneId, message.ask);
+      this.#askedAgain(message.agent, message.ask);
+    }
     else if (message.type === "ask-closed") this.#pushClosed(upstream, message.agent, message.paneId, message.askId);
   }
 
@@ -52,6 +55,18 @@ export class Fanout implements UpstreamEvents {
       push.ask({ agent, machine: upstream.machine, paneId, paneTitle, ask });
     } catch (err) {
       this.#parts.log(`push: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Asked about a tool it was always allowed: it no longer is (issue #37). Only where this Collie
+   * keeps the decisions; a crew key has none here (the member keeps its own).
+   */
+  #askedAgain(agent: string, ask: Ask): void {
+    try {
+      this.#parts.decisions.asked(agent, ask);
+    } catch (err) {
+      this.#parts.log(`decisions: ${(err as Error).message}`);
     }
   }
 
@@ -80,7 +95,7 @@ export class Fanout implements UpstreamEvents {
       action: held.action, agent, ...(held.pane !== undefined ? { pane: held.pane } : {}), requestId, device: HELD_BY_COLLIE, status: outcome.status,
       outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
     });
-    const settled = decisions.settle(requestId, outcome.status === 200, outcome.body.replayed === true);
+    const settled = decisions.settle(agent, requestId, outcome.status === 200, outcome.body.replayed === true);
     if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
   }
 

@@ -11,12 +11,14 @@
  * the agent is unreachable is held and delivered once it is back.
  */
 import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName, type WriteRouteName } from "@colliepwa/durable-sdk/wire";
-import type { Answer, Parsed, ReadOptions } from "@colliepwa/durable-sdk/wire";
+import type { Parsed, ReadOptions } from "@colliepwa/durable-sdk/wire";
 import type { AgentConnection } from "./connection.ts";
 import type { UpstreamEvents } from "./upstream.ts";
 import { AgentUnreachable } from "./client.ts";
-import type { HeldAnswers } from "../store/held-answers.ts";
+import { holdWrite, type HeldWrite, type HeldWrites, type NewHeldWrite } from "../store/held.ts";
+import { HeldDrain } from "./held-drain.ts";
 import { apiError } from "../errors.ts";
+import { SendTurns } from "./send-turns.ts";
 
 export interface Outcome {
   status: number;
@@ -59,20 +61,36 @@ export function agentReads(mask?: Mask): ReadOptions {
 }
 
 export class AgentGateway {
-  readonly #held: HeldAnswers;
+  /** This machine's agents' connections, by name: what a held write's delivery reaches (manager.ts). */
+  readonly #connections: (agent: string) => AgentConnection | undefined;
+  readonly #held: HeldWrites;
+  readonly #drain: HeldDrain;
   /** Where a held write's delivery is reported (fanout.ts). */
   readonly #events: Pick<UpstreamEvents, "delivered">;
   readonly #now: () => number;
   readonly #reads: ReadOptions;
-  readonly #delivering = new Set<string>();
-  /** Agents whose held sends are being delivered now (one run per agent keeps their order). */
-  readonly #deliveringSends = new Set<string>();
+  readonly #log: (line: string) => void;
+  /** Which sends wait for a turn to end (send-turns.ts). */
+  readonly #turns: SendTurns;
 
-  constructor(held: HeldAnswers, events: Pick<UpstreamEvents, "delivered">, opts: { mask?: Mask; now?: () => number } = {}) {
+  constructor(connections: (agent: string) => AgentConnection | undefined, held: HeldWrites, events: Pick<UpstreamEvents, "delivered">, opts: { mask?: Mask; now?: () => number; log?: (line: string) => void } = {}) {
+    this.#connections = connections;
     this.#held = held;
     this.#events = events;
     this.#now = opts.now ?? Date.now;
     this.#reads = agentReads(opts.mask);
+    this.#turns = new SendTurns(this.#now);
+    this.#log = opts.log ?? (() => {});
+    this.#drain = new HeldDrain(held, {
+      ready: (agent) => this.#connections(agent)?.state === "ready",
+      deliver: (write) => this.#deliverHeld(write),
+      delivered: (write, outcome) => {
+        const conn = this.#connections(write.target);
+        // An agent removed from sources.json meanwhile has no upstream left to report through.
+        if (conn) this.#events.delivered(conn, write.target, write.requestId, outcome, { action: write.action, pane: write.conversation });
+      },
+      log: (line) => this.#log(line),
+    });
   }
 
   /**
@@ -105,27 +123,21 @@ export class AgentGateway {
     if (conn.state === "version-mismatch") {
       return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
-    const path = `${conn.prefix}${routePath(route, params)}`;
+    // Held without the version prefix: the agent that comes back may speak another version.
+    const path = routePath(route, params);
     if (route === "answer") {
-      const hold = (): Outcome => {
-        this.#held.hold({
-          requestId: body.requestId, agent, paneId: params.pane!, askId: params.ask!,
-          revision: body.revision as string, answer: body.answer as Answer, heldAt: this.#now(),
-        });
-        conn.retryNow();
-        return { status: 202, body: { held: true } };
-      };
+      const hold = (): Outcome => this.#hold(conn, { target: agent, requestId: body.requestId, action: "answer", conversation: params.pane!, path, body, ask: params.ask!, heldAt: this.#now() });
       if (conn.state !== "ready") return hold();
       let reply;
       try {
-        reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
+        reply = await conn.client.post(`${conn.prefix}${path}`, body, ACTION_TIMEOUT_MS);
       } catch (err) {
         if (err instanceof AgentUnreachable) return hold(); // it may have arrived: the same request id makes a repeat harmless
         throw err;
       }
       // A retry of an answer held before (202) that the agent took now: the held answer (and its
       // decision's draft) goes, or its delivery would be a replay leaving the decision again.
-      if (reply.status === 200) this.#held.release(body.requestId);
+      if (reply.status === 200) this.#held.release(agent, body.requestId);
       // An agent that answers `409 ask-not-open` was reached: it is not holding's case (D-5). The
       // phone shows P-15's `Not taken. The question may come back in a moment.` and the user taps
       // again once the restarted agent raises the ask.
@@ -135,7 +147,7 @@ export class AgentGateway {
     if (route === "send") return this.#send(conn, agent, path, params.pane!, body);
     if (conn.state !== "ready") return apiError("agent-unreachable", "The durable agent cannot be reached right now.");
     try {
-      const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
+      const reply = await conn.client.post(`${conn.prefix}${path}`, body, ACTION_TIMEOUT_MS);
       return asOutcome(reply.status, reply.body);
     } catch (err) {
       if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The durable agent cannot be reached right now.");
@@ -148,86 +160,67 @@ export class AgentGateway {
    * agent cannot be reached Collie holds it, with the phone's request id, and delivers it once when
    * the agent is back, so a send never vanishes. A send that may have arrived before the connection
    * broke is held too: the same request id makes the repeat harmless (the agent's receipts, S-28).
+   * While its conversation has messages held, a new one joins the back of the queue, so the agent
+   * gets them in the phone's order (issue 35, item 2), even while the queue is being delivered.
    */
   async #send(conn: AgentConnection, agent: string, path: string, paneId: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
-    const hold = (): Outcome => {
-      this.#held.sends.hold({ requestId: body.requestId, agent, paneId, text: body.text as string, heldAt: this.#now() });
-      conn.retryNow();
-      return { status: 202, body: { held: true } };
-    };
-    if (conn.state !== "ready") return hold();
+    const hold = (): Outcome => this.#hold(conn, { target: agent, requestId: body.requestId, action: "send", conversation: paneId, path, body, ask: null, heldAt: this.#now() });
+    // Behind a message Collie already holds for this conversation, or during a turn the agent
+    // takes no message in (no `followUp` cap): held, and delivered when that turn is over (issue 37).
+    if (conn.state !== "ready" || this.#held.queued(agent, paneId) > 0 || this.#turns.mustWait(agent, paneId, conn)) return hold();
     try {
-      const reply = await conn.client.post(path, body, ACTION_TIMEOUT_MS);
-      return asOutcome(reply.status, reply.body);
+      const reply = await conn.client.post(`${conn.prefix}${path}`, body, ACTION_TIMEOUT_MS);
+      const outcome = asOutcome(reply.status, reply.body);
+      this.#turns.sent(agent, paneId, outcome, conn);
+      return outcome;
     } catch (err) {
       if (err instanceof AgentUnreachable) return hold();
       throw err;
     }
   }
 
-  /**
-   * Delivers the agent's held sends, oldest first and one at a time so they arrive in the order
-   * they were sent. Each outcome goes to the phone like a held answer's (`held-outcome`).
-   */
-  async #deliverSends(agent: string, conn: AgentConnection): Promise<void> {
-    if (this.#deliveringSends.has(agent)) return;
-    this.#deliveringSends.add(agent);
-    try {
-      for (const held of this.#held.sends.forAgent(agent)) {
-        if (conn.state !== "ready") return;
-        const path = `${conn.prefix}${routePath("send", { pane: held.paneId })}`;
-        let reply;
-        try {
-          reply = await conn.client.post(path, { requestId: held.requestId, text: held.text }, ACTION_TIMEOUT_MS);
-        } catch {
-          return; // unreachable again: keep holding; the next page after reconnecting retries
-        }
-        this.#held.sends.release(held.requestId);
-        this.#events.delivered(conn, agent, held.requestId, asOutcome(reply.status, reply.body), { action: "send", pane: held.paneId });
-      }
-    } finally {
-      this.#deliveringSends.delete(agent);
+  /** Holds a write (within the bounds) and wakes whatever delivers it. */
+  #hold(conn: AgentConnection, write: NewHeldWrite): Outcome {
+    const outcome = holdWrite(this.#held, write, this.#log);
+    if (outcome.status === 202) {
+      conn.retryNow();
+      this.#drain.kick(write.target);
     }
+    return outcome;
   }
 
   /**
-   * Delivers the agent's held answers whose asks are open again (D-5), and its held sends. Called
-   * after each events page the agent sends, so delivery follows the ask's reappearance without a poll.
+   * Hands one held write to its agent, with the prefix of the version it speaks now. A send waits
+   * while a turn runs in an agent without `followUp`, and the sends behind it in its conversation
+   * wait too: one per turn, in the order they were sent (send-turns.ts, issue 37).
+   */
+  async #deliverHeld(write: HeldWrite): Promise<Outcome | "keep" | "wait"> {
+    const conn = this.#connections(write.target);
+    if (!conn || conn.state !== "ready") throw new AgentUnreachable("not ready");
+    if (write.ask !== null && !conn.mirror.ask(write.conversation, write.ask)) return "keep";
+    if (write.action === "send" && this.#turns.mustWait(write.target, write.conversation, conn)) return "wait";
+    const reply = await conn.client.post(`${conn.prefix}${write.path}`, write.body, ACTION_TIMEOUT_MS);
+    if (write.ask !== null && reply.status === 409 && (reply.body as { error?: unknown } | null)?.error === "ask-not-open") return "keep"; // not yet
+    const outcome = asOutcome(reply.status, reply.body);
+    if (write.action === "send") this.#turns.sent(write.target, write.conversation, outcome, conn);
+    return outcome;
+  }
+
+  /**
+   * After each events page the agent sends: its held queue goes when it is back (oldest first, one
+   * at a time, paced), and a held answer when the same ask is open again (D-5). No poll: delivery
+   * follows the page that shows the agent (or the ask) back.
    */
   deliverHeld(conn: AgentConnection): void {
-    const agent = conn.name;
     if (conn.state !== "ready") return;
-    if (this.#held.sends.forAgent(agent).length > 0) {
-      this.#deliverSends(agent, conn).catch(() => {
-        // The daemon is closing (its database is gone): the send stays held on disk; the agent's
-        // receipt makes the next start's delivery a harmless repeat.
-      });
-    }
-    for (const held of this.#held.forAgent(agent)) {
-      if (this.#delivering.has(held.requestId)) continue;
-      if (!conn.mirror.ask(held.paneId, held.askId)) continue;
-      this.#delivering.add(held.requestId);
-      const path = `${conn.prefix}${routePath("answer", { pane: held.paneId, ask: held.askId })}`;
-      conn.client
-        .post(path, { requestId: held.requestId, revision: held.revision, answer: held.answer }, ACTION_TIMEOUT_MS)
-        .then(
-          (reply) => {
-            const code = (reply.body as { error?: unknown } | null)?.error;
-            if (reply.status === 409 && code === "ask-not-open") return; // not yet: keep holding
-            // The outcome first: its decision's draft is on the held answer's row, which the
-            // release deletes.
-            try {
-              this.#events.delivered(conn, agent, held.requestId, asOutcome(reply.status, reply.body), { action: "answer", pane: held.paneId });
-            } finally {
-              this.#held.release(held.requestId);
-            }
-          },
-          () => {
-            // unreachable again: keep holding; the next page after reconnecting retries
-          },
-        )
-        .finally(() => this.#delivering.delete(held.requestId));
-    }
+    this.#drain.afterPage(conn.name, function* () {
+      for (const ask of conn.mirror.openAsks()) yield { conversation: ask.paneId, ask: ask.id };
+    });
+  }
+
+  /** Delivers nothing more (the daemon is closing its database). */
+  stop(): void {
+    this.#drain.stop();
   }
 }
 

@@ -120,6 +120,12 @@ export class AgentMirror {
     return p ? this.#detail(p) : undefined;
   }
 
+  /** A pane's state and its running (or last) turn, as the agent last said; undefined when not open. */
+  turn(paneId: string): { state: PaneSummary["state"]; turnId: string | null } | undefined {
+    const p = this.#panes.get(paneId);
+    return p ? { state: p.summary.state, turnId: p.summary.turnId } : undefined;
+  }
+
   /** The open ask with this id in this pane, if any. */
   ask(paneId: string, askId: string): Ask | undefined {
     return this.#panes.get(paneId)?.asks.get(askId);

@@ -31,8 +31,11 @@ export interface Upstream {
   pane(agent: string, pane: string): Promise<Outcome>;
   /** History, a closed conversation's items, starters: read from the agent when the phone asks. */
   read(agent: string, route: UpstreamRead, params: Record<string, string>, query: string): Promise<Outcome>;
-  /** A phone action, the phone's request id unchanged (D-5): the agent's reply, or `202 held`. */
-  write(agent: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome>;
+  /**
+   * A phone action, the phone's request id unchanged (D-5): the agent's reply, or `202 held`.
+   * `phone` is the paired phone's name, which a crew member records as who answered (issue #37).
+   */
+  write(agent: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome>;
   /** The open ask a phone answers, when this Collie keeps it (its answer then leaves a decision here). */
   openAsk(agent: string, pane: string, askId: string): Ask | undefined;
   /**

@@ -16,8 +16,12 @@ export interface AttachInput {
   ca?: string;
 }
 
-/** Returns "added" or "updated". Throws UsageError or SourcesError with a clear message. */
-export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv = process.env): "added" | "updated" {
+/**
+ * Returns "added" or "updated". Throws UsageError or SourcesError with a clear message. `keep`:
+ * entries written before it into a new file (the bundled example the running Collie shows,
+ * running-sources.ts).
+ */
+export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv = process.env, keep: readonly { name: string; socket: string }[] = []): "added" | "updated" {
   // Neither --socket nor --url: the socket an agent's openCollie serves on by default (S-5).
   const fromEnv = given.socket === undefined && given.url === undefined ? envSocketPath(env) : null;
   const input = fromEnv === null ? given : { ...given, socket: fromEnv };
@@ -29,16 +33,19 @@ export function attach(path: string, given: AttachInput, env: NodeJS.ProcessEnv 
   if (input.url !== undefined) entry.url = input.url;
   if (input.token !== undefined) entry.token = input.token;
   if (input.ca !== undefined) entry.ca = input.ca;
-  return upsertEntry(path, "durable", entry, env);
+  return upsertEntry(path, "durable", entry, env, keep);
 }
 
 /**
  * Adds or replaces (by name) one entry of the `durable` or `crew` list of sources.json, keeping
- * everything else of the file. The result is checked like any sources.json before it is written,
+ * everything else of the file; a new file starts with the `keep` entries. The result is checked like any sources.json before it is written,
  * and written atomically so a running Collie never reads half a file.
  */
-export function upsertEntry(path: string, list: "durable" | "crew", entry: Record<string, string> & { name: string }, env: NodeJS.ProcessEnv = process.env): "added" | "updated" {
-  let doc: Record<string, unknown> = { durable: [] };
+export function upsertEntry(
+  path: string, list: "durable" | "crew", entry: Record<string, string> & { name: string }, env: NodeJS.ProcessEnv = process.env,
+  keep: readonly { name: string; socket: string }[] = [],
+): "added" | "updated" {
+  let doc: Record<string, unknown> = { durable: keep.map((k) => ({ name: k.name, socket: k.socket })) };
   let text: string | null = null;
   try {
     text = readFileSync(path, "utf8");

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { CREW_HEADER, CREW_JOIN_PATH, CREW_PROTOCOL_VERSION, crewMismatch } from "../crew/protocol.ts";
 import { parseConfig, tokenProblem } from "../sources/sources.ts";
 import { upsertEntry } from "./attach.ts";
+import { openStateDb } from "../store/db.ts";
+import { DB_FILE, dbFileState, usedBefore } from "../store/state-check.ts";
 import { UsageError } from "./args.ts";
 
 export interface JoinInput {
@@ -23,6 +25,8 @@ export interface JoinInput {
   stateDir: string;
   /** The name the member lists the lead under (`collie devices` there); the host name by default. */
   leadName?: string;
+  /** Entries a new sources.json starts with (the bundled example the running Collie shows). */
+  keep?: readonly { name: string; socket: string }[];
 }
 
 const JOIN_TIMEOUT_MS = 15_000;
@@ -66,6 +70,9 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   if (typeof body.token !== "string") throw new Error("the member's answer carried no credential");
   const tokenWrong = tokenProblem(body.token);
   if (tokenWrong) throw new Error(`the member's credential ${tokenWrong}; nothing was written`);
+  // A state directory never used gets its database first: the credential written below is a sign
+  // of a used directory, so a database missing beside it later is refused, not started over.
+  if (dbFileState(join(input.stateDir, DB_FILE)) === "missing" && usedBefore(input.stateDir).length === 0) openStateDb(input.stateDir).close();
   const dir = join(input.stateDir, "crew");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -74,6 +81,6 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   writeFileSync(tmp, `${body.token}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, tokenFile);
-  const result = upsertEntry(input.sourcesPath, "crew", { name: input.name, url: origin, token: `file:${tokenFile}` }, env);
+  const result = upsertEntry(input.sourcesPath, "crew", { name: input.name, url: origin, token: `file:${tokenFile}` }, env, input.keep ?? []);
   return { result, tokenFile };
 }

@@ -19,7 +19,7 @@ const STATE_DIR = ["--state-dir D", "the running Collie's state directory (defau
 export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "serve",
-    synopsis: "[--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME]",
+    synopsis: "[--sources F] [--port N] [--host H] [--state-dir D] [--allow-host NAME] [--fresh-state]",
     summary: "Runs the Collie daemon and serves the phone app (the default command). Without a sources.json it runs the bundled example agent. An agent on COLLIE_DURABLE_SOCKET is shown too when sources.json does not name that socket.",
     flags: [
       ["--sources F", "the agents to connect to (default ~/.config/collie/sources.json, or COLLIE_SOURCES; docs/sources.md)"],
@@ -27,18 +27,20 @@ export const COMMANDS: readonly CommandHelp[] = [
       ["--host H", "the address to listen on (default 127.0.0.1; anything else only behind a front door with TLS, docs/deployment.md)"],
       ["--state-dir D", "where Collie keeps its state: database, admin socket, audit log (default ~/.local/state/collie, or COLLIE_STATE_DIR)"],
       ["--allow-host NAME", "a host name a front door reaches Collie by (more: COLLIE_ALLOWED_HOSTS=a,b; docs/deployment.md)"],
+      ["--fresh-state", "start over on purpose when the state database (collie.db) is missing, empty or damaged in a state directory used before: paired phones, held messages and push subscriptions are lost, a damaged file is kept beside it. Without it Collie refuses to start and says what to do"],
     ],
   },
   {
     name: "durable attach",
-    synopsis: "<name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F]",
-    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie picks it up. Without --socket or --url it takes the socket from COLLIE_DURABLE_SOCKET.",
+    synopsis: "<name> (--socket PATH | --url URL --token T [--ca file:PEM]) [--sources F] [--state-dir D]",
+    summary: "Adds an agent to sources.json, or updates the one of that name; a running Collie applies it at once (the first file written under a Collie that shows the bundled example keeps the example in it). Without --socket or --url it takes the socket from COLLIE_DURABLE_SOCKET.",
     flags: [
       ["--socket PATH", "the agent's private Unix socket"],
       ["--url URL", "the agent's https address, for an agent on another machine"],
       ["--token T", "the bearer token for --url: a value, env:NAME or file:PATH"],
       ["--ca file:PEM", "a CA certificate to trust for --url"],
       ["--sources F", "the sources.json to edit (default ~/.config/collie/sources.json, or COLLIE_SOURCES)"],
+      STATE_DIR,
     ],
   },
   {
@@ -83,7 +85,7 @@ export const COMMANDS: readonly CommandHelp[] = [
   {
     name: "crew join",
     synopsis: "<name> <member-url> <invite> [--sources F] [--state-dir D]",
-    summary: "On the lead: redeems a member's invite, keeps the crew credential in the state directory and adds the member to sources.json as <name> (docs/crew.md).",
+    summary: "On the lead: redeems a member's invite, keeps the crew credential in the state directory and adds the member to sources.json as <name>; a running Collie applies it at once, keeping the bundled example it shows (docs/crew.md).",
     flags: [
       ["--sources F", "the sources.json to edit (default ~/.config/collie/sources.json, or COLLIE_SOURCES)"],
       ["--state-dir D", "where the credential is kept (default ~/.local/state/collie, or COLLIE_STATE_DIR)"],

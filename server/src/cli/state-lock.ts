@@ -35,6 +35,8 @@ export class StateDirInUse extends Error {
 
 export interface StateLock {
   readonly path: string;
+  /** A lock left by a Collie that stopped without removing it was taken over: the directory was used. */
+  readonly tookOverStale: boolean;
   /** Records the port once the daemon listens, for the message a second Collie prints. */
   setPort(port: number): void;
   /** Removes the lock if it is still this process's (call it on exit). */
@@ -100,6 +102,7 @@ export function lockStateDir(dir: string, pid: number = process.pid): StateLock 
     writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
     return tmp;
   };
+  let tookOverStale = false;
   for (let attempt = 0; ; attempt++) {
     const tmp = write(mine);
     try {
@@ -114,6 +117,7 @@ export function lockStateDir(dir: string, pid: number = process.pid): StateLock 
     if (holder && holder.pid !== pid && running(holder)) throw new StateDirInUse(dir, holder);
     if (attempt >= 2) throw new Error(`could not take the lock ${path}`);
     // Stale: its Collie is gone (or it is ours from an earlier start in this process).
+    if (holder?.pid !== pid) tookOverStale = true;
     try {
       unlinkSync(path);
     } catch (err) {
@@ -123,6 +127,7 @@ export function lockStateDir(dir: string, pid: number = process.pid): StateLock 
   let released = false;
   return {
     path,
+    tookOverStale,
     setPort(port: number) {
       if (released) return;
       renameSync(write({ ...mine, port }), path);

@@ -12,9 +12,11 @@ import { AgentUnreachable } from "../agents/client.ts";
 import { ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
 import type { UpstreamEvents, UpstreamSource } from "../agents/upstream.ts";
 import type { CrewSource } from "../sources/sources.ts";
-import type { HeldCrewActions } from "./held.ts";
+import { conversationOf, holdWrite, type HeldWrite, type HeldWrites } from "../store/held.ts";
+import { HeldDrain } from "../agents/held-drain.ts";
 import { CrewMember, type MemberOptions } from "./member.ts";
 import { memberWrite } from "./replies.ts";
+import { phoneNameHeader } from "./phone-name.ts";
 
 /**
  * Chats a lead reads, one at a time, for the asks already open on a member when it connects (U-3):
@@ -25,22 +27,38 @@ const OPEN_ASK_READS = 100;
 export class Crew implements UpstreamSource {
   readonly #members = new Map<string, CrewMember>();
   readonly #events: UpstreamEvents;
-  readonly #held: HeldCrewActions;
+  readonly #held: HeldWrites;
+  /** Delivers the actions held for members, by crew key, oldest first (agents/held-drain.ts). */
+  readonly #drain: HeldDrain;
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
   readonly #memberOpts: MemberOptions;
-  readonly #delivering = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Set by stopAll: nothing touches the state database after the daemon closed it. */
   #stopped = false;
 
-  /** `present` and `mask` shape what members pass on as the lead's own agents' (R-1). */
-  constructor(events: UpstreamEvents, held: HeldCrewActions, opts: MemberOptions = {}) {
+  /**
+   * `held` is Collie's one store of held writes (store/held.ts): a member's actions count against
+   * the same bounds as the lead's own agents'. `present` and `mask` shape what members pass on as
+   * the lead's own agents' (R-1).
+   */
+  constructor(events: UpstreamEvents, held: HeldWrites, opts: MemberOptions = {}) {
     this.#events = events;
     this.#held = held;
     this.#now = opts.now ?? Date.now;
     this.#retryDelaysMs = opts.retryDelaysMs;
     this.#memberOpts = opts;
+    this.#drain = new HeldDrain(held, {
+      ready: (key) => this.find(key)?.state === "ready",
+      deliver: (write) => this.#deliver(write),
+      // A member that held it again for its own agent (202) says how it ended in its own
+      // held-outcome, which reaches the phone through its live stream (fanout.ts).
+      delivered: (write, outcome) => {
+        const member = this.find(write.target);
+        if (member) this.#events.delivered(member, write.target, write.requestId, outcome, { action: write.action, ...(write.conversation ? { pane: write.conversation } : {}) });
+      },
+      log: (line) => this.#events.log(line),
+    });
   }
 
   /** Makes the members match sources.json: new ones connect, gone ones go, changed ones reconnect. */
@@ -64,7 +82,7 @@ export class Crew implements UpstreamSource {
         openAsk: (up, agent, paneId, ask, title) => events.openAsk(up, agent, paneId, ask, title),
         delivered: (up, agent, requestId, outcome, held) => events.delivered(up, agent, requestId, outcome, held),
         log: (line) => events.log(line),
-        write: (mb, agent, action, path, body) => this.#action(mb, agent, action, path, body),
+        write: (mb, agent, action, path, body, phone) => this.#action(mb, agent, action, path, body, phone),
         connected: (mb) => {
           this.#deliverHeld(mb);
           this.#pushOpenAsks(mb);
@@ -99,17 +117,24 @@ export class Crew implements UpstreamSource {
    * came. A member that cannot be reached, or does not answer in time, gets it held: the same
    * request id makes a second delivery a replay at the agent if the first did arrive.
    */
-  async #action(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+  async #action(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome> {
+    const key = member.key(agent);
+    const conversation = conversationOf(path, body);
     const hold = (): Outcome => {
-      this.#held.hold({ machine: member.name, requestId: body.requestId, agent, action, path, body, heldAt: this.#now() });
-      member.retryNow();
-      return { status: 202, body: { held: true } };
+      const outcome = holdWrite(this.#held, { target: key, requestId: body.requestId, action, conversation, path, body, ask: null, heldAt: this.#now() }, (line) => this.#events.log(line));
+      if (outcome.status === 202) {
+        member.retryNow();
+        this.#drain.kick(key);
+      }
+      return outcome;
     };
     // An action held earlier with this request id (a phone retry) stays one hold, delivered once.
-    if (this.#held.forMachine(member.name).some((h) => h.requestId === body.requestId)) return { status: 202, body: { held: true } };
-    if (member.state !== "ready") return hold();
+    if (this.#held.get(key, body.requestId)) return { status: 202, body: { held: true } };
+    // While the conversation has actions held, a new one joins the back of its queue (issue 35).
+    if (member.state !== "ready" || this.#held.queued(key, conversation) > 0) return hold();
     try {
-      const r = await member.post(path, body, ACTION_TIMEOUT_MS);
+      // The phone's name goes along, so what the member records names the phone (issue #37).
+      const r = await member.post(path, body, ACTION_TIMEOUT_MS, phoneNameHeader(phone));
       return memberWrite(member.name, r.status, r.body);
     } catch (err) {
       if (!(err instanceof AgentUnreachable)) throw err;
@@ -125,30 +150,20 @@ export class Crew implements UpstreamSource {
     }
   }
 
-  /** Delivers the member's held actions, oldest first, once each (after its snapshot is in). */
+  /** Delivers the member's held actions, each agent's oldest first, once each (after its snapshot is in). */
   #deliverHeld(member: CrewMember): void {
     if (this.#stopped) return;
-    void (async () => {
-      for (const h of this.#held.forMachine(member.name)) {
-        if (this.#stopped) return;
-        const id = `${member.name}\n${h.requestId}`;
-        if (this.#delivering.has(id)) continue;
-        this.#delivering.add(id);
-        try {
-          const r = await member.post(h.path, h.body, ACTION_TIMEOUT_MS);
-          // Closing: the member may have taken it; the same request id makes the next delivery a replay.
-          if (this.#stopped) return;
-          this.#held.release(member.name, h.requestId);
-          // A member that held the answer for its own agent (202) says how it ended in its own
-          // held-outcome, which reaches the phone through its live stream (fanout.ts).
-          this.#events.delivered(member, member.key(h.agent), h.requestId, memberWrite(member.name, r.status, r.body), { action: h.action });
-        } catch {
-          return; // unreachable again: keep holding; the next connect retries
-        } finally {
-          this.#delivering.delete(id);
-        }
-      }
-    })();
+    for (const key of this.#held.targets()) {
+      if (this.find(key) === member) this.#drain.kick(key);
+    }
+  }
+
+  /** Hands one held action to its member (a member that cannot be reached throws: it stays held). */
+  async #deliver(write: HeldWrite): Promise<Outcome> {
+    const member = this.find(write.target);
+    if (!member || member.state !== "ready") throw new AgentUnreachable("the crew member is not connected");
+    const r = await member.post(write.path, write.body, ACTION_TIMEOUT_MS);
+    return memberWrite(member.name, r.status, r.body);
   }
 
   /**
@@ -176,6 +191,7 @@ export class Crew implements UpstreamSource {
 
   async stopAll(): Promise<void> {
     this.#stopped = true;
+    this.#drain.stop();
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     const all = [...this.#members.values()];

@@ -56,7 +56,7 @@ const PING_EVERY_MS = 10_000;
 /** What a member's crew does for it (crew.ts): its held writes and what follows a connect. */
 export interface MemberEvents extends UpstreamEvents {
   /** A phone action for the member's agent (`agent`, its own name) to its own path: sent, or held (D-5). */
-  write(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>): Promise<Outcome>;
+  write(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome>;
   /** The member is connected again and its snapshot applied: held actions go now, open asks push. */
   connected(member: CrewMember): void;
 }
@@ -161,11 +161,13 @@ export class CrewMember implements Upstream {
 
   /**
    * The member's open conversations for the lead's snapshot, in the lead's names: each agent's first
-   * page (at most `limit`, the home's order), as for the lead's own agents; none while the member is
-   * not connected.
+   * page (at most `limit`, the home's order), as for the lead's own agents. While it cannot be
+   * reached they stay as it last sent them (like an unreachable agent's, docs/crew.md), so a phone
+   * that reloads still finds the chat with its pending answer; none from a member on another crew
+   * version.
    */
   firstPages(limit: number): Conversation[] {
-    if (this.#state !== "ready") return [];
+    if (this.#state === "version-mismatch") return [];
     return [...this.#keep.agents()].flatMap((a) => this.#keep.firstPage(a.name, limit).map((c) => this.#lead(c)));
   }
 
@@ -201,11 +203,11 @@ export class CrewMember implements Upstream {
   }
 
   /** An action goes to the member's own path for it, with the phone's request id, or is held (crew.ts). */
-  write(key: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+  write(key: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome> {
     const agent = this.#own(key);
     if (agent === null) return Promise.resolve(apiError("unknown-agent", `No durable agent named ${key}.`));
     if (this.#state === "version-mismatch") return Promise.resolve(apiError("agent-version-mismatch", VERSION_WORDS));
-    return this.#events.write(this, agent, route, memberRoutePath(route, agent, params, ""), body);
+    return this.#events.write(this, agent, route, memberRoutePath(route, agent, params, ""), body, phone);
   }
 
   /** The member keeps its asks' decisions itself: an answer from the lead's phone leaves none here. */
@@ -235,8 +237,8 @@ export class CrewMember implements Upstream {
     this.#send({ type: "watch", agent, pane });
   }
 
-  post(path: string, body: unknown, timeoutMs: number): Promise<AgentReply> {
-    return this.client.post(path, body, timeoutMs);
+  post(path: string, body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<AgentReply> {
+    return this.client.post(path, body, timeoutMs, headers);
   }
 
   start(): void {
@@ -431,10 +433,13 @@ export class CrewMember implements Upstream {
         publish({ type: "held-outcome", agent: this.key(m.agent), requestId: m.requestId, status: outcome.status, body: outcome.body });
         return;
       }
-      case "resumed":
       case "decision":
-        // The lead never resumes a member's stream; a member's decisions reach the lead's phone
-        // with the chat it reads through (its `decisions`).
+        // An answer held (or taken) on the member: the lead's phones see it at once (issue #37),
+        // as the reader rebuilt it (its answer by the wire's own checker).
+        if (this.#keep.has(m.agent)) publish({ type: "decision", agent: this.key(m.agent), decision: m.decision });
+        return;
+      case "resumed":
+        // The lead never resumes a member's stream.
         return;
     }
   }
@@ -515,6 +520,8 @@ export class CrewMember implements Upstream {
       row.state = this.#state;
       row.counts = { open: 0, waiting: 0 };
       if (this.#problem) row.problem = this.#problem;
+      // The machine itself is away: its section says so, not each row alone (issue #37).
+      if (this.#state === "unreachable") row.machineOffline = true;
     }
     return row;
   }

@@ -10,8 +10,9 @@ import {
   PUSH_PAYLOAD_VERSION, STRINGS, agentUrl, askUrl,
   type PushAskPayload, type PushClearPayload, type PushManyAsksPayload,
 } from "@colliepwa/shared";
+import type { PushAnswerOption, PushAnswers } from "@colliepwa/shared";
 
-/** The agent's own push title and line (U-2); Collie's default title is cut at TITLE_MAX. */
+/** The agent's own push title and line (U-2); Collie's own title is cut at TITLE_MAX. */
 export const AGENT_TITLE_MAX = 60;
 export const LINE_MAX = 120;
 /** `Permission needed in <pane>` with a long pane name is cut here. */
@@ -77,15 +78,28 @@ export interface AskPushInput {
   mask: (text: string) => string;
 }
 
+/** Between Collie's title and the agent's own, as the phone separates parts of a line. */
+export const TITLE_JOIN = " · ";
+
 /**
- * The push of one ask (U-2): title `Permission needed in <pane>` unless the agent gave its own
- * push title (≤ 60), body the agent's push line (≤ 120) else the ask's title.
+ * The title of an ask's push (U-2): always `Permission needed in <pane>` (cut at TITLE_MAX); the
+ * agent's own push title (≤ 60) is added after it, never in its place. Each part is masked (R-1)
+ * before it is cut.
+ */
+export function askTitle(paneTitle: string, ownTitle: string | undefined, mask: (text: string) => string): string {
+  const pane = oneLine(paneTitle) || STRINGS.untitledConversation;
+  const collie = cut(mask(STRINGS.permissionNeededIn(pane)), TITLE_MAX);
+  const own = oneLine(ownTitle ?? "");
+  return own ? `${collie}${TITLE_JOIN}${cut(mask(own), AGENT_TITLE_MAX)}` : collie;
+}
+
+/**
+ * The push of one ask (U-2): title `Permission needed in <pane>` with the agent's own push title
+ * added (`askTitle`), body the agent's push line (≤ 120) else the ask's title.
  */
 export function askPayload(input: AskPushInput): PushAskPayload {
   const { ask, mask } = input;
-  const own = oneLine(ask.push?.title ?? "");
-  const pane = oneLine(input.paneTitle) || STRINGS.untitledConversation;
-  const title = own ? cut(mask(own), AGENT_TITLE_MAX) : cut(mask(STRINGS.permissionNeededIn(pane)), TITLE_MAX);
+  const title = askTitle(input.paneTitle, ask.push?.title, mask);
   const line = oneLine(ask.push?.line ?? "");
   const body = cut(mask(line || oneLine(ask.title)), LINE_MAX);
   return {
@@ -127,4 +141,64 @@ export function clearPayload(input: { agent: string; machine: string | null; pan
     paneId: input.paneId,
     askId: input.askId,
   };
+}
+
+/** A choice's label on a notification's button is cut here (the button shows a few words). */
+export const ACTION_TITLE_MAX = 40;
+/**
+ * The most a push may carry: one Web Push record of 4096 bytes less the aes128gcm header (86),
+ * the padding delimiter (1) and the AEAD tag (16) (RFC 8188, RFC 8291). A push service may refuse
+ * a longer one (413), and the phone would hear of nothing.
+ */
+export const PAYLOAD_MAX_BYTES = 3993;
+
+/** The parts of an ask that say whether, and how, its notification can answer it. */
+export type AnswerableAsk = Pick<Ask, "id" | "title" | "push"> & {
+  kind?: string;
+  revision?: string;
+  tool?: { name: string; call?: string };
+  options?: readonly { id: string; label: string; kind?: string }[];
+  multiple?: boolean;
+};
+
+/**
+ * The buttons that answer an ask from its notification (issue 30), or undefined for an ask that
+ * only opens its card: a permission offers `Allow` and `Deny` (the specification's words) when it
+ * has both, never `Always allow` (it takes two taps, P-11); a choice of one or two options taken
+ * one at a time offers its options' labels. The answer needs only ids and the revision; the words
+ * (the labels, and what the quiet notification after it names) are masked before they are cut,
+ * like every text of a push (R-1).
+ */
+export function askAnswers(ask: AnswerableAsk, mask: (text: string) => string): PushAnswers | undefined {
+  if (typeof ask.revision !== "string" || !Array.isArray(ask.options)) return undefined;
+  const words = (text: string, max: number) => cut(mask(oneLine(text)), max);
+  if (ask.kind === "permission") {
+    const allow = ask.options.find((o) => o.kind === "allow");
+    const deny = ask.options.find((o) => o.kind === "deny");
+    if (!allow || !deny) return undefined;
+    const options: PushAnswerOption[] = [
+      { id: allow.id, title: STRINGS.allow, optionKind: "allow" },
+      { id: deny.id, title: STRINGS.deny, optionKind: "deny" },
+    ];
+    return { kind: "permission", revision: ask.revision, what: words(ask.tool?.name || ask.title, AGENT_TITLE_MAX), options };
+  }
+  if (ask.kind === "choice") {
+    if (ask.multiple === true || ask.options.length < 1 || ask.options.length > 2) return undefined;
+    const options = ask.options.map((o) => ({ id: o.id, title: words(o.label, ACTION_TITLE_MAX) }));
+    if (options.some((o) => o.title === "")) return undefined;
+    return { kind: "choice", revision: ask.revision, what: words(ask.title, AGENT_TITLE_MAX), options };
+  }
+  return undefined;
+}
+
+/**
+ * An ask's push with the buttons that answer it, when it has any and they fit: a payload that
+ * would not fit in one Web Push record goes without them, and its notification opens the card as
+ * before.
+ */
+export function withAnswers(payload: PushAskPayload, ask: AnswerableAsk, mask: (text: string) => string): PushAskPayload {
+  const answers = askAnswers(ask, mask);
+  if (!answers) return payload;
+  const full: PushAskPayload = { ...payload, answers };
+  return Buffer.byteLength(JSON.stringify(full)) <= PAYLOAD_MAX_BYTES ? full : payload;
 }

@@ -21,6 +21,7 @@ import { masker } from "./mask.ts";
 import {
   askPayload, askTopic, askTtlSeconds, clearPayload, DEFAULT_ASK_TTL_S, manyAsksPayload, manyAsksTopic, MANY_ASKS_TTL_S,
 } from "./payload.ts";
+import { withAnswers, type AnswerableAsk } from "./payload.ts";
 import { DEFAULT_SUBJECT, sendPush, type SendOptions, type SendResult } from "./sender.ts";
 import { checkSubscription, endpointLabel, Subscriptions } from "./subscriptions.ts";
 import { loadOrCreateVapidKeys, type VapidKeys } from "./vapid.ts";
@@ -64,7 +65,8 @@ export interface AskContext {
   paneId: string;
   /** The pane's name as the list shows it. */
   paneTitle: string;
-  ask: Pick<Ask, "id" | "title" | "push" | "expiresAt">;
+  /** The whole ask where there is one: its kind, revision and options say whether the notification can answer it. */
+  ask: Pick<Ask, "id" | "title" | "push" | "expiresAt"> & AnswerableAsk;
 }
 
 /** Seen asks are kept this long for dedupe (an ask open longer than that is rare and harmless). */
@@ -154,7 +156,8 @@ export class PushService {
       return "many-asks";
     }
     this.#db.prepare("UPDATE push_asks SET pushed = 1 WHERE machine = ? AND agent = ? AND ask_id = ?").run(machine, ctx.agent, ctx.ask.id);
-    const payload = askPayload({ ...ctx, mask: this.#mask });
+    // Answering from the notification (issue 30): its buttons, when the ask has them and they fit.
+    const payload = withAnswers(askPayload({ ...ctx, mask: this.#mask }), ctx.ask, this.#mask);
     this.#fanOut(payload, { ttl, urgency: "high", topic: askTopic(ctx.machine, ctx.agent, ctx.ask.id) });
     return "pushed";
   }

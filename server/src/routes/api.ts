@@ -15,6 +15,7 @@ import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
+import { answeredBy, PHONE_NAME_HEADER } from "../crew/phone-name.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
@@ -84,8 +85,9 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     const upstream = deps.upstreams.find(agent);
     if (!upstream) return unknownAgent(reply);
     const r = await upstream.pane(agent, pane);
-    // The answers given from this Collie's phones; a crew member's chat carries its own (it keeps them).
-    if (r.status === 200 && deps.decisions && r.body.decisions === undefined) return send(reply, { status: 200, body: { ...r.body, decisions: deps.decisions.forPane(agent, pane) } });
+    // The answers this Collie holds for the chat (issue #34): its record of them until they are
+    // delivered. A crew member's chat carries its own (it holds them).
+    if (r.status === 200 && deps.decisions && r.body.decisions === undefined) return send(reply, { status: 200, body: { ...r.body, decisions: deps.decisions.heldForPane(agent, pane) } });
     return send(reply, r);
   });
 
@@ -121,7 +123,7 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
   const forward = (route: WriteRouteName, params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device }, reply: FastifyReply) => {
+    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; headers: Record<string, unknown> }, reply: FastifyReply) => {
       const p = req.params;
       const body = req.body;
       // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
@@ -136,14 +138,16 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
       let draft: DecisionDraft | null = null;
       if (route === "answer" && deps.decisions) {
         const ask = upstream.openAsk(agent, p.pane!, p.ask!);
-        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, req.device?.name ?? "a phone");
+        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
       }
-      const outcome = await upstream.write(agent, route, params(p), body);
+      // The phone's name goes with it: a crew member records which phone answered (issue #37).
+      const outcome = await upstream.write(agent, route, params(p), body, req.device?.name);
       if (draft && deps.decisions) {
         if (outcome.status === 200 && outcome.body.replayed !== true) {
           deps.live.publish({ type: "decision", agent, decision: deps.decisions.record(agent, draft) });
         } else if (outcome.status === 202 && outcome.body.held === true) {
-          deps.decisions.hold(body.requestId, agent, draft);
+          const held = deps.decisions.hold(body.requestId, agent, draft);
+          if (held) deps.live.publish({ type: "decision", agent, decision: held });
         }
       }
       const code = outcome.body.error;

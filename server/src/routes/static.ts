@@ -1,29 +1,32 @@
 /**
- * Serves the phone app (D-4, P-26) from the Vite build in `web/dist`. The files go out through
- * @fastify/static (`reply.sendFile`: streaming, ETag and 304, precompressed copies); which file a
- * path names, and every header, stay ours:
+ * Serves the phone app (D-4, P-26) from the Vite build in `web/dist`, directly: which file a path
+ * names, which copy goes out, and every header are decided here, and `node:fs` streams the file.
  * - content types for what the build holds (html, js, css, webmanifest, png, svg, json, ico …);
  * - `/assets/*` (hashed names) cached for a year as immutable; `index.html`, `/sw.js` and the
- *   manifest revalidated on every load (`no-cache`), so a new build reaches the phone;
+ *   manifest revalidated on every load (`no-cache`), so a new build reaches the phone; the rest
+ *   (icons, robots.txt) for a day;
+ * - one validator, a weak ETag per file and encoding (its size and mtime), answered with a 304 on
+ *   `If-None-Match`; no Last-Modified, no ranges, and no other precondition honoured (the file is
+ *   always sent whole with its 200);
  * - a path that climbs out of the build (`..`, encoded or not, backslashes, NUL) is refused;
  * - any other unknown path that is not `/api/*` answers the index (the app routes by hash, but a
  *   deep link or a reload must still land in the app); a missing `/assets/*` file is a 404, never
  *   HTML a browser or the service worker would take for a script;
  * - HTML carries a strict CSP and the other security headers (X-2);
  * - a file with a precompressed copy beside it (`.br`, `.gz`, written by the build) goes out as
- *   the smallest copy the browser accepts (`Content-Encoding`, `Vary: Accept-Encoding`), so what
- *   crosses the network is the compressed size, with no compression work per request;
+ *   the best copy the browser accepts (`Content-Encoding`), and only such a file is marked
+ *   `Vary: Accept-Encoding`, so what crosses the network is the compressed size, with no
+ *   compression work per request;
  * - without a build, a plain-text 503 says how to build it.
  *
- * The plugin serves no route itself (`serve: false`): the two routes here declare their access
- * like every other (security/access.ts), and the gate decides on them as before.
+ * The two routes here declare their access like every other (security/access.ts), and the gate
+ * decides on them as before.
  */
 import { stat } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { createReadStream, existsSync, type Stats } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import fastifyStatic from "@fastify/static";
 import { PUBLIC } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 
@@ -116,108 +119,62 @@ export function resolveInDist(distDir: string, pathname: string): string | null 
 export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {}): Promise<void> {
   const dist = resolve(opts.distDir ?? DEFAULT_DIST_DIR);
   const index = join(dist, "index.html");
-  /** The file of the build each request is being answered with (set by the handler, read by the headers). */
-  const chosen = new WeakMap<FastifyRequest, Chosen>();
-
-  await app.register(fastifyStatic, {
-    root: dist,
-    // The plugin registers no route of its own: its routes would declare no access (X-1, they would
-    // not start), and its 404 for a missing file would bypass the SPA fallback. Our two PUBLIC
-    // routes below pick the file; `reply.sendFile` sends it.
-    serve: false,
-    // A missing build is expected (the 503 below says how to build it), not a warning.
-    suppressWarning: true,
-    // The handler only ever names a file, never a directory: no index lookup, no listing.
-    index: false,
-    // The build is ours (Vite's output and web/public): its files are served whatever their name,
-    // as before; what lies outside it is kept out by resolveInDist.
-    dotfiles: "allow",
-    preCompressed: true,
-    // Content type and caching follow our own table and rules (setHeaders); the ETag stays the one
-    // validator, as before (no Last-Modified, no ranges).
-    contentType: false,
-    cacheControl: false,
-    lastModified: false,
-    acceptRanges: false,
-    setHeaders: (reply: FastifyReply) => {
-      const c = chosen.get(reply.request);
-      if (!c) return;
-      c.sent = true;
-      const ext = extname(c.rel).toLowerCase();
-      const html = ext === ".html";
-      reply.header("content-type", contentType(c.rel));
-      reply.header("cache-control", c.rel.startsWith("/assets/") ? IMMUTABLE
-        : html || c.rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE
-        : SHORT);
-      reply.header("x-content-type-options", "nosniff");
-      reply.header("referrer-policy", "no-referrer");
-      if (html) {
-        reply.header("content-security-policy", CSP);
-        reply.header("x-frame-options", "DENY");
-      }
-    },
-  });
-
-  // Two rules @fastify/static cannot express, applied once it has set its headers:
-  // - on a precompressed copy it sets the type from its own MIME table after setHeaders ran
-  //   (`application/javascript` for a script), so our table's type is set again;
-  // - with `preCompressed` it marks every file `Vary: Accept-Encoding`, while only a file with a
-  //   copy beside it varies: a file without one (an icon) goes out the same to every browser, so
-  //   its `accept-encoding` token goes (any other token set for the reply stays). A reply with a
-  //   `Content-Encoding` is a copy: no need to look for one.
-  app.addHook("onSend", async (req, reply, payload) => {
-    const c = chosen.get(req);
-    if (!c?.sent) return payload;
-    reply.header("content-type", contentType(c.rel));
-    if (reply.hasHeader("vary") && !reply.hasHeader("content-encoding") && !(await copies(c.file))) {
-      const vary = reply.getHeader("vary");
-      const rest = (Array.isArray(vary) ? vary.join(",") : String(vary)).split(",").map((t) => t.trim())
-        .filter((t) => t !== "" && t.toLowerCase() !== "accept-encoding");
-      if (rest.length > 0) reply.header("vary", rest.join(", "));
-      else reply.removeHeader("vary");
-    }
-    return payload;
-  });
 
   /**
-   * Whether a file of the build has a precompressed copy, looked up once per file: the build does
-   * not change under a running Collie (a new build comes with a restart or a new dist directory,
-   * and the absolute path is the key).
+   * The encodings a file of the build has a copy in, looked up once per file: the build does not
+   * change under a running Collie (a new build comes with a restart or a new dist directory, and
+   * the absolute path is the key).
    */
-  const withCopies = new Map<string, boolean>();
-  const copies = async (file: string): Promise<boolean> => {
-    let has = withCopies.get(file);
+  const copiesOf = new Map<string, Set<string>>();
+  const copies = async (file: string): Promise<Set<string>> => {
+    let has = copiesOf.get(file);
     if (has === undefined) {
-      has = await hasCopies(file);
-      withCopies.set(file, has);
+      has = new Set<string>();
+      for (const e of ENCODINGS) if (await isFile(file + e.suffix)) has.add(e.encoding);
+      copiesOf.set(file, has);
     }
     return has;
   };
 
-  const send = (req: FastifyRequest, reply: FastifyReply, file: string, rel: string) => {
-    // @fastify/static picks the copy from Accept-Encoding by its own reading, which takes `*` as
-    // gzip and follows the client's q order; the copy is ours to pick (acceptedEncodings, best
-    // first), so the header it reads names exactly the encodings allowed, best first.
-    if (req.headers["accept-encoding"] !== undefined) {
-      const ok = acceptedEncodings(req.headers["accept-encoding"]);
-      req.headers["accept-encoding"] = ENCODINGS.filter((e) => ok.has(e.encoding)).map((e) => e.encoding).join(", ") || "identity";
+  const send = async (req: FastifyRequest, reply: FastifyReply, file: string, rel: string) => {
+    const has = await copies(file);
+    // The best copy the browser allows (`*` allows Brotli, br before gzip), else the file itself.
+    const accepted = has.size > 0 ? acceptedEncodings(req.headers["accept-encoding"]) : new Set<string>();
+    const copy = ENCODINGS.find((e) => has.has(e.encoding) && accepted.has(e.encoding));
+    const path = copy ? file + copy.suffix : file;
+    let info: Stats;
+    try {
+      info = await stat(path);
+    } catch {
+      // Gone since it was looked up (a build being replaced): what a missing file gets.
+      return reply.code(404).header("content-type", "text/plain; charset=utf-8").send("Not found.\n");
     }
-    // The app's files were always sent whole whatever the preconditions (If-None-Match's 304
-    // aside); @fastify/send now answers If-Match and If-Unmodified-Since with a 412, which the
-    // app's error handler would turn into a JSON 400. Those two are not ours to honour here: they
-    // are dropped, and the file goes out with its 200 as before.
-    delete req.headers["if-match"];
-    delete req.headers["if-unmodified-since"];
-    chosen.set(req, { file, rel, sent: false });
-    return reply.sendFile(rel);
+    const ext = extname(rel).toLowerCase();
+    const html = ext === ".html";
+    const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}${copy ? `-${copy.encoding}` : ""}"`;
+    reply.header("cache-control", rel.startsWith("/assets/") ? IMMUTABLE : html || rel === "/sw.js" || ext === ".webmanifest" ? REVALIDATE : SHORT);
+    reply.header("etag", etag);
+    // Only a file with copies varies by what the browser accepts; another part of the app's Vary stays.
+    if (has.size > 0) addVary(reply, "accept-encoding");
+    if (fresh(req.headers["if-none-match"], etag)) return reply.code(304).send();
+    reply.header("content-type", contentType(rel));
+    reply.header("content-length", info.size);
+    if (copy) reply.header("content-encoding", copy.encoding);
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("referrer-policy", "no-referrer");
+    if (html) {
+      reply.header("content-security-policy", CSP);
+      reply.header("x-frame-options", "DENY");
+    }
+    // HEAD too: Fastify's HEAD route drops the stream's bytes and keeps the length set here.
+    return reply.send(createReadStream(path));
   };
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // The absolute form of a request target (`GET http://host/path`) names the same path.
     const rawPath = req.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").split("?")[0]!.split("#")[0]! || "/";
     if (isApiPath(rawPath)) return sendError(reply, "not-found", "No such route.");
-    // Checked here, before the plugin sees the path: a climb out of the build is a 403 whatever
-    // the spelling, and the plugin is only ever handed a clean path inside it.
+    // A climb out of the build is a 403 whatever the spelling; only a clean path inside it is read.
     const file = resolveInDist(dist, rawPath);
     if (file === null) {
       return reply.code(403).header("content-type", "text/plain; charset=utf-8").send("Refused.\n");
@@ -237,11 +194,23 @@ export async function staticRoutes(app: FastifyInstance, opts: StaticOptions = {
   app.get("/*", PUBLIC, handler);
 }
 
-/** A file of the build chosen for a request; `sent` once the plugin is sending it. */
-interface Chosen {
-  file: string;
-  rel: string;
-  sent: boolean;
+/** Adds a token to the reply's Vary, keeping the tokens set before (by another part of the app). */
+function addVary(reply: FastifyReply, token: string): void {
+  const set = reply.getHeader("vary");
+  const tokens = (Array.isArray(set) ? set.join(",") : set === undefined ? "" : String(set)).split(",").map((t) => t.trim()).filter((t) => t !== "");
+  if (!tokens.some((t) => t.toLowerCase() === token || t === "*")) tokens.push(token);
+  reply.header("vary", tokens.join(", "));
+}
+
+/**
+ * Whether `If-None-Match` names the file's current ETag (RFC 9110 §13.1.2: weak comparison, a
+ * list, or `*`): the browser's copy is current, a 304 says so.
+ */
+export function fresh(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = (t: string) => t.trim().replace(/^W\//, "");
+  const mine = opaque(etag);
+  return (Array.isArray(header) ? header.join(",") : header).split(",").some((t) => t.trim() === "*" || opaque(t) === mine);
 }
 
 function contentType(rel: string): string {
@@ -274,11 +243,6 @@ export function acceptedEncodings(header: string | string[] | undefined): Set<st
   }
   if (star) for (const e of ENCODINGS) if (!refused.has(e.encoding)) ok.add(e.encoding);
   return ok;
-}
-
-async function hasCopies(file: string): Promise<boolean> {
-  for (const e of ENCODINGS) if (await isFile(file + e.suffix)) return true;
-  return false;
 }
 
 async function isFile(path: string): Promise<boolean> {

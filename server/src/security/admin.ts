@@ -1,6 +1,6 @@
 /**
  * The admin socket: how the `collie` command on the same machine talks to the running daemon
- * (pair, devices, revoke, agents, crew invite). A Unix socket in the owner-only state directory, mode 0600:
+ * (pair, devices, revoke, agents, crew invite, the sources in force). A Unix socket in the owner-only state directory, mode 0600:
  * only the user who runs Collie reaches it, so it needs no token.
  */
 import { chmodSync, existsSync, lstatSync, unlinkSync } from "node:fs";
@@ -22,6 +22,11 @@ export interface AdminDeps {
   agents: () => AgentSummary[];
   /** The daemon's own origin (`http://127.0.0.1:7717`), null before it listens: `collie pair` links to it. */
   origin?: () => string | null;
+  /**
+   * The sources in force: which sources.json it reads, and the bundled example while no file
+   * exists (`durable attach` and `crew join` keep it in the first file they write, docs/sources.md).
+   */
+  sources?: () => { path: string | null; fallback: { name: string; socket: string }[] | null };
 }
 
 /**
@@ -50,6 +55,7 @@ export async function startAdminSocket(stateDir: string, deps: AdminDeps): Promi
     const m = /^\/devices\/([0-9a-f-]{36})$/.exec(url);
     if (req.method === "DELETE" && m) return deps.devices.revoke(m[1]!) ? send(200, { revoked: true }) : send(404, { error: "not-found", message: "No such device." });
     if (req.method === "GET" && url === "/agents") return send(200, { agents: deps.agents() });
+    if (req.method === "GET" && url === "/sources") return send(200, deps.sources?.() ?? { path: null, fallback: null });
     send(404, { error: "not-found", message: "No such admin route." });
   });
   const previous = process.umask(0o177);

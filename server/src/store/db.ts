@@ -4,11 +4,17 @@
  * actions. The directory and the files are owner-only. The schema is versioned and owned here:
  * every table's migration is in the list below, and each runs once, in order, in a transaction.
  */
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { routePath } from "@colliepwa/durable-sdk/wire";
+import { conversationOf, HOLD_MS } from "./held.ts";
+import { DB_FILE, dbFileState, damagedMessage, FRESH_STATE_FLAG, isDamage, lostMessage, markUsed, moveAside, StateDbRefused, usedBefore } from "./state-check.ts";
 
-const MIGRATIONS: readonly string[] = [
+/** A migration: SQL, or a function for one that must build values SQLite cannot (paths). */
+type Migration = string | ((db: DatabaseSync) => void);
+
+const MIGRATIONS: readonly Migration[] = [
   // 1: held answers (D-5)
   `CREATE TABLE held_answers (
      request_id TEXT PRIMARY KEY,
@@ -137,6 +143,9 @@ const MIGRATIONS: readonly string[] = [
   // restart between holding and delivering keeps the chat's quiet line, and the held answer's
   // release or expiry takes its draft with it (store/decisions.ts).
   `ALTER TABLE held_answers ADD COLUMN draft TEXT;`,
+  // 9: one store of held writes (issue 33, item 2; issues 35 and 28): held answers, held sends
+  // and a lead's held crew actions become rows of one table, in the order they were held.
+  heldWritesMigration,
 ];
 
 export interface StateDb {
@@ -145,21 +154,94 @@ export interface StateDb {
   close(): void;
 }
 
-/** Opens (creating if needed) the state database in `dir`; `:memory:` for tests. */
-export function openStateDb(dir: string | ":memory:"): StateDb {
+export interface OpenOptions {
+  /**
+   * `collie serve --fresh-state`: a database that is missing, empty or damaged in a state directory
+   * used before is started over on purpose (a damaged one is kept aside, never deleted).
+   */
+  fresh?: boolean;
+  /** The directory's lock was left by a Collie that did not stop cleanly: a sign it was used (cli/state-lock.ts). */
+  staleLock?: boolean;
+  /** Where a start over on purpose is said (the daemon's log). */
+  log?: (line: string) => void;
+}
+
+/**
+ * Opens (creating if needed) the state database in `dir`; `:memory:` for tests. A database that is
+ * missing, empty or damaged where Collie kept its state before is refused with StateDbRefused,
+ * whose message names the file and what to do (store/state-check.ts), unless `fresh`.
+ */
+export function openStateDb(dir: string | ":memory:", opts: OpenOptions = {}): StateDb {
+  if (dir === ":memory:") return openDb(":memory:", false);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const path = join(dir, DB_FILE);
+  const file = dbFileState(path);
+  const refuseLost = (how: "missing" | "empty") => {
+    const traces = usedBefore(dir, opts);
+    if (traces.length === 0) return false;
+    if (!opts.fresh) throw new StateDbRefused(lostMessage(path, how, dir, traces));
+    opts.log?.(`${FRESH_STATE_FLAG}: starting a new state database in ${path} (the one there was ${how})`);
+    return true;
+  };
+  // WAL files left beside a database that is gone belong to it, not to the new one: kept aside.
+  if (file !== "present" && refuseLost(file)) moveAside(path);
+  let state: StateDb;
+  try {
+    state = openDb(path, file === "present", () => void refuseLost("empty"));
+  } catch (err) {
+    if (!isDamage(err)) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    if (!opts.fresh) throw new StateDbRefused(damagedMessage(path, why));
+    const aside = moveAside(path);
+    opts.log?.(`${FRESH_STATE_FLAG}: ${path} was damaged (${why}); it is kept as ${aside}, and a new state database starts`);
+    state = openDb(path, false, () => {});
+  }
+  if (file === "present" && opts.fresh) opts.log?.(`${FRESH_STATE_FLAG}: the state database ${path} is sound, so nothing was started over`);
+  markUsed(dir);
+  return state;
+}
+
+/**
+ * Opens the database file and brings its schema up to date. `check`: the file was there, so it is
+ * checked first (a damaged one throws SQLite's SQLITE_CORRUPT or SQLITE_NOTADB), and one that holds
+ * no Collie tables at all calls `noSchema` (an emptied database).
+ */
+function openDb(path: string, check: boolean, noSchema: () => void = () => {}): StateDb {
   const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
-  let path = ":memory:";
-  if (dir !== ":memory:") {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-    path = join(dir, "collie.db");
-    const fresh = !existsSync(path);
+  if (path !== ":memory:") {
+    const created = !existsSync(path);
     const db0 = new DatabaseSync(path);
     db0.close();
-    if (fresh) chmodSync(path, 0o600);
+    if (created) chmodSync(path, 0o600);
   }
+  // The WAL files that were there before: a refused start removes the ones its reads made, so it changed nothing.
+  const before = new Set([`${path}-wal`, `${path}-shm`].filter((f) => existsSync(f)));
   const db = new DatabaseSync(path);
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+  try {
+    // Checked before anything is written (the pragmas below may write a database's header).
+    if (check) {
+      // SQLite's lines, on one line (the refusal is one message): "*** in database main ***" is noise.
+      const problems = (db.prepare("PRAGMA quick_check").all() as { quick_check: string }[])
+        .flatMap((r) => r.quick_check.split("\n")).map((l) => l.trim()).filter((l) => l && !/^\*\*\* in database/.test(l));
+      if (problems.join() !== "ok") throw Object.assign(new Error(`database disk image is malformed: ${problems.slice(0, 3).join("; ")}`), { errcode: 11 });
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get()) noSchema();
+    }
+    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+    migrate(db, path);
+  } catch (err) {
+    db.close();
+    if (err instanceof StateDbRefused || isDamage(err)) {
+      for (const f of [`${path}-wal`, `${path}-shm`]) if (!before.has(f) && existsSync(f) && (f.endsWith("-shm") || statSync(f).size === 0)) unlinkSync(f);
+    }
+    throw err;
+  }
+  if (path !== ":memory:") for (const f of [`${path}-wal`, `${path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  return { db, path, close: () => db.close() };
+}
+
+/** Runs each migration not run yet, once, in order, each in a transaction. */
+function migrate(db: DatabaseSync, path: string): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = db.prepare("SELECT version FROM schema_version").get() as { version: number } | undefined;
   let version = row?.version ?? 0;
@@ -168,7 +250,9 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
   for (; version < MIGRATIONS.length; version++) {
     db.exec("BEGIN IMMEDIATE");
     try {
-      db.exec(MIGRATIONS[version]!);
+      const step = MIGRATIONS[version]!;
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.prepare("UPDATE schema_version SET version = ?").run(version + 1);
       db.exec("COMMIT");
     } catch (err) {
@@ -176,9 +260,73 @@ export function openStateDb(dir: string | ":memory:"): StateDb {
       throw err;
     }
   }
-  if (path !== ":memory:") for (const f of [`${path}-wal`, `${path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
-  return { db, path, close: () => db.close() };
 }
 
 /** The schema version this Collie writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Migration 9: the held writes' table (store/held.ts), filled from the three tables it replaces,
+ * oldest first: a held answer waits for its ask (`ask_id`) and keeps its decision's draft; a held
+ * send and a lead's held crew action join their target's queue. A row that cannot be read (its
+ * JSON broken) could never have been delivered, and is left out.
+ */
+function heldWritesMigration(db: DatabaseSync): void {
+  // The body last: a row's small columns are read without walking a large body's overflow pages.
+  db.exec(`CREATE TABLE held_writes (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     target TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     action TEXT NOT NULL,
+     conversation TEXT NOT NULL,
+     ask_id TEXT,
+     bytes INTEGER NOT NULL,
+     held_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     draft TEXT,
+     path TEXT NOT NULL,
+     body TEXT NOT NULL,
+     UNIQUE (target, request_id)
+   );
+   CREATE INDEX held_writes_queue ON held_writes (target, seq) WHERE ask_id IS NULL;
+   -- Finds an ask's answers, and covers the tallies read at start (no row's body is read for them).
+   CREATE INDEX held_writes_tally ON held_writes (target, conversation, ask_id, bytes);
+   CREATE INDEX held_writes_expiry ON held_writes (expires_at);`);
+  type Moved = { heldAt: number; order: number; values: [string, string, string, string, string, string, string | null, string | null] };
+  const moved: Moved[] = [];
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const answers = db.prepare("SELECT request_id, agent, pane_id, ask_id, revision, answer, held_at, draft FROM held_answers ORDER BY held_at, rowid").all() as
+    { request_id: string; agent: string; pane_id: string; ask_id: string; revision: string; answer: string; held_at: number; draft: string | null }[];
+  for (const r of answers) {
+    const answer = parse(r.answer);
+    if (answer === undefined) continue;
+    const body = JSON.stringify({ requestId: r.request_id, revision: r.revision, answer });
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [r.agent, r.request_id, "answer", r.pane_id, routePath("answer", { pane: r.pane_id, ask: r.ask_id }), body, r.ask_id, r.draft] });
+  }
+  const sends = db.prepare("SELECT request_id, agent, pane_id, text, held_at FROM held_sends ORDER BY held_at, rowid").all() as { request_id: string; agent: string; pane_id: string; text: string; held_at: number }[];
+  for (const r of sends) {
+    const body = JSON.stringify({ requestId: r.request_id, text: r.text });
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [r.agent, r.request_id, "send", r.pane_id, routePath("send", { pane: r.pane_id }), body, null, null] });
+  }
+  const crew = db.prepare("SELECT machine, request_id, agent, action, path, body, held_at FROM crew_held ORDER BY held_at, rowid").all() as { machine: string; request_id: string; agent: string; action: string; path: string; body: string; held_at: number }[];
+  for (const r of crew) {
+    const body = parse(r.body);
+    if (typeof body !== "object" || body === null) continue;
+    const conversation = conversationOf(r.path, body as Record<string, unknown>);
+    moved.push({ heldAt: r.held_at, order: moved.length, values: [`${r.agent}@${r.machine}`, r.request_id, r.action, conversation, r.path, r.body, null, null] });
+  }
+  moved.sort((a, b) => a.heldAt - b.heldAt || a.order - b.order);
+  const insert = db.prepare(`INSERT OR IGNORE INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at, draft)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const m of moved) {
+    const [target, requestId, action, conversation, path, body, ask, draft] = m.values;
+    insert.run(target, requestId, action, conversation, path, body, Buffer.byteLength(body), ask, m.heldAt, m.heldAt + HOLD_MS, draft);
+  }
+  db.exec("DROP TABLE held_answers; DROP TABLE held_sends; DROP TABLE crew_held;");
+}

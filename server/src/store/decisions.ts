@@ -1,13 +1,14 @@
 /**
- * Answers given from a phone that the agent took (issue 21: "answers leave no trace"): each one
- * leaves a quiet line in its chat (`Allowed: refund · Pixel · 14:05`), and the agent's home lists
- * the tools a phone answered `Always allow` for. Kept in the state database (D-8), so a reload or a
- * restart keeps them; at most PER_PANE per conversation and DECISION_MAX_AGE_MS old.
+ * Answers given from a phone. One the agent took is kept as the record of the agent home's
+ * `Always allowed` (issue 21); it leaves no chat line (P-16: an ask answered on the phone leaves
+ * none, the tap had its own card). Kept in the state database (D-8); at most PER_PANE per
+ * conversation and DECISION_MAX_AGE_MS old.
  *
- * An answer Collie holds for an agent that is away (D-5) becomes a decision when it is delivered:
- * its draft waits in the state database on the held answer's own row (`held_answers.draft`), so a
- * restart before the delivery still leaves the quiet line, and the held answer's release or expiry
- * (store/held-answers.ts) takes the draft with it.
+ * An answer Collie holds for an agent that is away (D-5) is the record the card cannot give while
+ * its ask is not open on the phone: the chat shows it (`Allowed: refund · Pixel · 14:05`, waiting
+ * in Collie) until it is delivered (issue #34). Its draft waits in the state database on the held
+ * answer's own row (`held_writes.draft`), so a restart keeps it, and becomes a decision when the
+ * agent takes it; the held answer's release or expiry (store/held.ts) takes it along.
  */
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
@@ -55,10 +56,29 @@ export class Decisions {
 
   /**
    * A held answer's draft, recorded once Collie delivered it and the agent took it. Kept on the
-   * held answer with this request id (just held): without one there is nothing to deliver.
+   * held answer with this request id (just held): without one there is nothing to deliver, and
+   * null comes back. Returns the held decision the phones are told of.
    */
-  hold(requestId: string, agent: string, draft: DecisionDraft): void {
-    this.#state.db.prepare("UPDATE held_answers SET draft = ? WHERE request_id = ? AND agent = ?").run(JSON.stringify(draft), requestId, agent);
+  hold(requestId: string, agent: string, draft: DecisionDraft): Decision | null {
+    const { changes } = this.#state.db
+      .prepare("UPDATE held_writes SET draft = ? WHERE target = ? AND request_id = ? AND action = 'answer'")
+      .run(JSON.stringify(draft), agent, requestId);
+    if (Number(changes) === 0) return null;
+    return this.heldForPane(agent, draft.paneId).find((d) => d.requestId === requestId) ?? null;
+  }
+
+  /** The answers Collie holds for one conversation, with their drafts, oldest first (`held: true`). */
+  heldForPane(agent: string, paneId: string): Decision[] {
+    const rows = this.#state.db
+      .prepare("SELECT request_id, body, draft, held_at FROM held_writes WHERE target = ? AND conversation = ? AND action = 'answer' AND draft IS NOT NULL ORDER BY seq")
+      .all(agent, paneId) as { request_id: string; body: string; draft: string; held_at: number }[];
+    return rows.map((r) => ({
+      ...(JSON.parse(r.draft) as DecisionDraft),
+      at: new Date(r.held_at).toISOString(),
+      held: true as const,
+      requestId: r.request_id,
+      answer: (JSON.parse(r.body) as { answer: Answer }).answer,
+    }));
   }
 
   /**
@@ -66,23 +86,37 @@ export class Decisions {
    * is used once. A delivery the agent answered as a replay (`replayed`) had been taken before,
    * by a request that may have left the decision already: then no second one is recorded.
    */
-  settle(requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
+  settle(agent: string, requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
     const db = this.#state.db;
-    const row = db.prepare("SELECT agent, draft FROM held_answers WHERE request_id = ? AND draft IS NOT NULL").get(requestId) as
-      | { agent: string; draft: string }
+    const row = db.prepare("SELECT draft FROM held_writes WHERE target = ? AND request_id = ? AND draft IS NOT NULL").get(agent, requestId) as
+      | { draft: string }
       | undefined;
     if (!row) return null;
-    db.prepare("UPDATE held_answers SET draft = NULL WHERE request_id = ?").run(requestId);
+    db.prepare("UPDATE held_writes SET draft = NULL WHERE target = ? AND request_id = ?").run(agent, requestId);
     if (!ok) return null;
     const draft = JSON.parse(row.draft) as DecisionDraft;
-    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(row.agent, draft.paneId, draft.askId)) return null;
-    return { agent: row.agent, decision: this.record(row.agent, draft) };
+    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(agent, draft.paneId, draft.askId)) return null;
+    return { agent, decision: this.record(agent, draft) };
   }
 
-  /** A conversation's decisions, oldest first. */
+  /** A conversation's decisions the agent took, oldest first. */
   forPane(agent: string, paneId: string): Decision[] {
     const rows = this.#state.db.prepare("SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at").all(agent, paneId) as { decision: string }[];
     return rows.map((r) => JSON.parse(r.decision) as Decision);
+  }
+
+  /**
+   * The agent asks about a tool again (a permission ask naming it, raised after the `Always allow`):
+   * it no longer allows it always, whatever the reason (it restarted and forgot; it ended it
+   * itself). The home's `Always allowed` shows what the agent says now (issue #37), so the tool
+   * leaves it. Returns whether the list changed.
+   */
+  asked(agent: string, ask: Pick<Ask, "kind" | "tool" | "createdAt">): boolean {
+    const tool = ask.tool?.name;
+    const at = Date.parse(ask.createdAt);
+    if (ask.kind !== "permission" || !tool || !Number.isFinite(at)) return false;
+    const { changes } = this.#state.db.prepare("DELETE FROM decisions WHERE agent = ? AND tool = ? AND option_kind = 'allow-always' AND at < ?").run(agent, tool, at);
+    return Number(changes) > 0;
   }
 
   /** The tools a phone answered `Always allow` for, newest first, each once. */

@@ -16,7 +16,8 @@ import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { HELD_BY_COLLIE } from "../../src/daemon.ts";
 import { openStateDb } from "../../src/store/db.ts";
-import { HeldAnswers, HOLD_MS } from "../../src/store/held-answers.ts";
+import { HeldWrites, HOLD_MS } from "../../src/store/held.ts";
+import { heldAnswer } from "../helpers/held.ts";
 
 /** The audit log's lines (security/audit.ts). */
 const auditLines = (stateDir: string): Record<string, unknown>[] => {
@@ -63,10 +64,10 @@ describe("held answers (D-5, L-1)", () => {
     const body = { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } };
     const held = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, body);
     assert.deepEqual(held, { status: 202, body: { held: true } });
-    assert.equal(d.daemon.held.count, 1);
+    assert.equal(d.daemon.held.count(), 1);
     // The phone's retry of the same tap while the agent is still down: held again, once.
     assert.deepEqual(await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, body), { status: 202, body: { held: true } });
-    assert.equal(d.daemon.held.count, 1);
+    assert.equal(d.daemon.held.count(), 1);
 
     // Same tool call after the restart: same ask id and revision (S-23), so the held answer fits.
     const second = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
@@ -78,7 +79,7 @@ describe("held answers (D-5, L-1)", () => {
     const answered = await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
     assert.deepEqual((answered.answered as { answer: unknown }).answer, { kind: "permission", optionId: "allow", optionKind: "allow" });
     await live.waitFor((m) => m.type === "ask-closed" && m.askId === ask.id && m.decidedBy === "phone", "ask-closed by the phone");
-    assert.equal(d.daemon.held.count, 0);
+    assert.equal(d.daemon.held.count(), 0);
 
     // Exactly once: more pages go by, the answer does not run again; the phone's retry is a replay.
     await settle(d, second.agent, "after-delivery");
@@ -101,13 +102,10 @@ describe("held answers (D-5, L-1)", () => {
     const dir = tempDir();
     const stateDir = join(dir, "state");
     const state = openStateDb(stateDir);
-    new HeldAnswers(state).hold({
-      requestId: "r-old", agent: "desk", paneId: "p1", askId: "0123456789abcdef0123456789abcdef", revision: "0123456789abcdef",
-      answer: { kind: "permission", optionId: "allow" }, heldAt: Date.now() - HOLD_MS - 1000,
-    });
+    new HeldWrites(state).hold(heldAnswer({ requestId: "r-old", heldAt: Date.now() - HOLD_MS - 1000 }));
     state.close();
     const d = await TestDaemon.start({ sources: fixed(join(dir, "nobody.sock")), stateDir });
-    assert.equal(d.daemon.held.count, 0);
+    assert.equal(d.daemon.held.count(), 0);
     const [line] = auditLines(stateDir).filter((l) => l.requestId === "r-old");
     assert.deepEqual({ ...line, time: undefined }, { time: undefined, action: "answer", agent: "desk", pane: "p1", requestId: "r-old", device: HELD_BY_COLLIE, status: 410, outcome: "dropped: held 7 days" });
   });
@@ -129,7 +127,7 @@ describe("held answers (D-5, L-1)", () => {
     assert.equal(r.status, 409, JSON.stringify(r.body));
     assert.equal(r.body.error, "ask-not-open");
     assert.equal(answerOutcome(r).line, "Not taken. The question may come back in a moment.");
-    assert.equal(d.daemon.held.count, 0, "an agent Collie reached is not held for");
+    assert.equal(d.daemon.held.count(), 0, "an agent Collie reached is not held for");
 
     // The ask comes back: nothing is delivered on its own; the user's new tap is what answers it.
     second.agent.send({ id: "raise", cmd: "ask", toolCallId: TOOL_CALL });
@@ -162,11 +160,11 @@ describe("held answers (D-5, L-1)", () => {
 
     // A new daemon on the same state directory: the held answer is still there (D-8).
     const d2 = await TestDaemon.start({ sources: fixed(socket), stateDir });
-    assert.equal(d2.daemon.held.count, 1);
-    const [kept] = d2.daemon.held.forAgent("desk");
+    assert.equal(d2.daemon.held.count(), 1);
+    const [kept] = d2.daemon.held.list("desk");
     assert.equal(kept!.requestId, id);
-    assert.equal(kept!.askId, ask.id);
-    assert.equal(kept!.revision, ask.revision);
+    assert.equal(kept!.ask, ask.id);
+    assert.equal(kept!.body.revision, ask.revision);
     const live = await LiveClient.connect(d2.wsUrl);
     const second = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
     const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "held-outcome after the daemon restart");
@@ -174,11 +172,11 @@ describe("held answers (D-5, L-1)", () => {
     await second.agent.waitFor((m) => (m.answered as { toolCallId?: string } | undefined)?.toolCallId === TOOL_CALL);
     await settle(d2, second.agent, "after-delivery");
     assert.equal(answeredLines(second.agent).length, 1);
-    assert.equal(d2.daemon.held.count, 0);
+    assert.equal(d2.daemon.held.count(), 0);
     await d2.close();
     // And it stays delivered: a third daemon finds nothing held.
     const d3 = await TestDaemon.start({ sources: fixed(socket), stateDir });
-    assert.equal(d3.daemon.held.count, 0);
+    assert.equal(d3.daemon.held.count(), 0);
 
     // A phone action whose reply was lost in a daemon restart: the phone retries with the same
     // request id through the new daemon, and the agent runs it once (L-1).
@@ -214,7 +212,7 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     assert.deepEqual(await d1.post("/api/agents/desk/panes/p1/send", two), { status: 202, body: { held: true } });
     // The phone's retry of the first while the agent is still down: held once, its place kept.
     assert.deepEqual(await d1.post("/api/agents/desk/panes/p1/send", one), { status: 202, body: { held: true } });
-    assert.deepEqual(d1.daemon.held.sends.forAgent("desk").map((s) => s.requestId), [one.requestId, two.requestId]);
+    assert.deepEqual(d1.daemon.held.list("desk").map((s) => s.requestId), [one.requestId, two.requestId]);
     // A phone that reloads now still finds the chats of the down agent, and the agent's row says it is away.
     const snap = await d1.snapshot();
     assert.deepEqual(snap.agents.map((a) => [a.name, a.state]), [["desk", "unreachable"]]);
@@ -223,7 +221,7 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     // Across a daemon restart too (D-8): the held sends live in the state database.
     await d1.close();
     const d2 = await TestDaemon.start({ sources: fixed(socket), stateDir });
-    assert.equal(d2.daemon.held.sends.count, 2);
+    assert.equal(d2.daemon.held.count(), 2);
     const live = await LiveClient.connect(d2.wsUrl);
     const second = await startAgent("desk-agent.ts", ["--socket", socket]);
     for (const s of [one, two]) {
@@ -232,7 +230,7 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     }
     const got = second.agent.all((m) => m.got === "send");
     assert.deepEqual(got.map((m) => [m.requestId, m.text]), [[one.requestId, "hello?"], [two.requestId, "anyone there?"]]);
-    assert.equal(d2.daemon.held.sends.count, 0);
+    assert.equal(d2.daemon.held.count(), 0);
 
     // Exactly once: the phone's late retry is a replay, and more pages change nothing.
     const retry = await d2.post("/api/agents/desk/panes/p1/send", one);
@@ -241,6 +239,57 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     await settle(d2, second.agent, "after-sends");
     assert.equal(second.agent.all((m) => m.got === "send").length, 2);
     assert.equal(live.of("held-outcome").length, 2);
+  });
+
+  test("an agent without followUp: a send during a turn waits in Collie for the turn to end, one per turn, in order; none is refused for the turn", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const { agent } = await startAgent("desk-agent.ts", ["--socket", socket, "--no-follow-up"]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    const live = await LiveClient.connect(d.wsUrl);
+    await d.waitState("desk", "ready");
+    const message = (text: string) => ({ requestId: requestId(`turn-${text}`), text });
+    const [one, two, three] = [message("first"), message("second"), message("third")];
+    const got = () => agent.all((m) => m.got === "send").map((m) => m.text);
+
+    // Sent back to back, as a phone's outbox does after a reconnect: the first starts a turn, the
+    // others wait for it (held), instead of reaching an agent that would refuse them.
+    const first = await d.post("/api/agents/desk/panes/p1/send", one);
+    assert.equal(first.status, 200);
+    assert.deepEqual(await d.post("/api/agents/desk/panes/p1/send", two), { status: 202, body: { held: true } });
+    assert.deepEqual(await d.post("/api/agents/desk/panes/p1/send", three), { status: 202, body: { held: true } });
+    // Another conversation of the same agent is not held up.
+    assert.equal((await d.post("/api/agents/desk/panes/p2/send", { requestId: requestId("other"), text: "elsewhere" })).status, 200);
+    await settle(d, agent, "during-turn-1");
+    assert.deepEqual(got(), ["first", "elsewhere"]);
+
+    // The turn ends: the second goes (and starts the next turn); the third waits for that one.
+    agent.send({ id: "end-1", cmd: "end", pane: "p1" });
+    const second = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === two.requestId, "the second delivered");
+    assert.equal(second.type === "held-outcome" && second.status, 200);
+    await settle(d, agent, "during-turn-2");
+    assert.deepEqual(got(), ["first", "elsewhere", "second"]);
+    assert.equal(d.daemon.held.queued("desk"), 1);
+
+    agent.send({ id: "end-2", cmd: "end", pane: "p1" });
+    const third = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === three.requestId, "the third delivered");
+    assert.equal(third.type === "held-outcome" && third.status, 200);
+    assert.deepEqual(got(), ["first", "elsewhere", "second", "third"]);
+    assert.equal(d.daemon.held.queued("desk"), 0);
+    assert.equal(live.of("held-outcome").length, 2);
+  });
+
+  test("an agent that declares followUp takes a send during a turn at once", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const { agent } = await startAgent("desk-agent.ts", ["--socket", socket]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    await d.waitState("desk", "ready");
+    assert.equal((await d.post("/api/agents/desk/panes/p1/send", { requestId: requestId("f1"), text: "first" })).status, 200);
+    await settle(d, agent, "working");
+    assert.equal((await d.post("/api/agents/desk/panes/p1/send", { requestId: requestId("f2"), text: "follow-up" })).status, 200);
+    assert.deepEqual(agent.all((m) => m.got === "send").map((m) => m.text), ["first", "follow-up"]);
+    assert.equal(d.daemon.held.queued("desk"), 0);
   });
 
   test("a held message for a conversation that did not come back is refused by the agent, and the phone learns it", async () => {
@@ -258,7 +307,7 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === lost.requestId, "held-outcome");
     assert.ok(outcome.type === "held-outcome");
     assert.ok(outcome.status >= 400 && outcome.status < 500, `status ${outcome.status}`);
-    assert.equal(d.daemon.held.sends.count, 0);
+    assert.equal(d.daemon.held.count(), 0);
     assert.equal(second.agent.all((m) => m.got === "send").length, 0);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A phone's retry of an answer Collie held (202): when the retry is taken directly (200), the
- * held answer goes at once, its decision's draft with it, so no later delivery replays it and
- * leaves the decision's line a second time.
+ * held answer goes at once, its decision's draft with it, so no later delivery replays it, and
+ * the chat's record of the held answer goes with it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,7 +12,8 @@ import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 import { openStateDb } from "../../src/store/db.ts";
 import { Decisions, draftDecision } from "../../src/store/decisions.ts";
-import { HeldAnswers } from "../../src/store/held-answers.ts";
+import { HeldWrites } from "../../src/store/held.ts";
+import { heldAnswer } from "../helpers/held.ts";
 
 after(async () => {
   await closeAllDaemons();
@@ -32,16 +33,20 @@ test("a held answer's retry taken directly releases the held answer and its draf
   // Held before (the agent was away), on an ask the agent has not raised again yet, so only the
   // retry can end it.
   const state = openStateDb(stateDir);
-  new HeldAnswers(state).hold({ requestId: id, agent: "desk", paneId: "p1", askId: "0123456789abcdef0123456789abcdef", revision: asked.revision, answer: { kind: "permission", optionId: "allow" }, heldAt: Date.now() });
+  new HeldWrites(state).hold(heldAnswer({ requestId: id, revision: asked.revision }));
   new Decisions(state).hold(id, "desk", draftDecision("p1", { ...asked, id: "0123456789abcdef0123456789abcdef" }, { kind: "permission", optionId: "allow" }, "Pixel"));
   state.close();
   const d = await TestDaemon.start({ sources: { fixed: [{ name: "desk", endpoint: { kind: "socket", path: socket }, key: "desk" }] }, stateDir });
   const ask = await until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.asks?.find((a) => a.toolCallId === TOOL_CALL), "the ask in p1");
-  assert.equal(d.daemon.held.count, 1);
+  assert.equal(d.daemon.held.count(), 1);
+  // Held: the chat's record of it, for every phone (issue #34).
+  const before = await d.get<PaneDetail>("/api/agents/desk/panes/p1");
+  assert.deepEqual(before.body.decisions?.map((x) => [x.askId, x.held, x.requestId, x.device]), [["0123456789abcdef0123456789abcdef", true, id, "Pixel"]]);
   const r = await d.post(`/api/agents/desk/panes/p1/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "allow" } });
   assert.equal(r.status, 200);
-  assert.equal(d.daemon.held.count, 0);
+  assert.equal(d.daemon.held.count(), 0);
+  // Taken: no longer held, and an answer the agent took leaves no line (P-16).
   const detail = await d.get<PaneDetail>("/api/agents/desk/panes/p1");
-  assert.deepEqual(detail.body.decisions?.map((x) => x.askId), [ask.id]);
+  assert.deepEqual(detail.body.decisions, []);
   await d.close();
 });

@@ -117,7 +117,7 @@ describe("agent states (D-2)", () => {
     assert.equal(history.status, 409);
     assert.equal(history.body.error, "agent-version-mismatch");
     assert.ok(fake.requests.every((r) => r.path === "/durable/hello"));
-    assert.equal(d.daemon.held.count, 0);
+    assert.equal(d.daemon.held.count(), 0);
   });
 
   test("an agent that speaks v2 and v1 is read over v1, the newest common version", async () => {

@@ -25,9 +25,14 @@ describe("collie durable attach (D-6)", () => {
   test("adds to a new file, updates by name, keeps the rest; owner-only, no temp file left", async () => {
     const dir = tempDir();
     const sources = join(dir, "config", "collie", "sources.json");
-    const added = await collie(["durable", "attach", "desk", "--socket", "/run/desk.sock", "--sources", sources]);
+    const state = join(dir, "state");
+    const added = await collie(["durable", "attach", "desk", "--socket", "/run/desk.sock", "--sources", sources, "--state-dir", state]);
     assert.equal(added.code, 0, added.stderr);
-    assert.equal(added.stdout.trim(), `collie: added desk in ${sources}`);
+    // It says what happens: no Collie runs with that state directory, so the file waits for its start.
+    assert.deepEqual(added.stdout.trim().split("\n"), [
+      `collie: added desk in ${sources}`,
+      `collie: no Collie is running with the state directory ${state}; it reads ${sources} when it starts`,
+    ]);
     assert.deepEqual(read(sources), { durable: [{ name: "desk", socket: "/run/desk.sock" }] });
     assert.equal((statSync(sources).mode & 0o777).toString(8), "600");
     assert.equal((statSync(join(dir, "config", "collie")).mode & 0o777).toString(8), "700");
@@ -36,9 +41,9 @@ describe("collie durable attach (D-6)", () => {
     writeFileSync(sources, JSON.stringify({ $schema: "./sources.schema.json", durable: [{ name: "desk", socket: "/run/desk.sock" }, { name: "other", socket: "/run/other.sock", comment: "keep me" }] }));
     const pem = join(dir, "desk.pem");
     writeFileSync(pem, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
-    const updated = await collie(["durable", "attach", "desk", "--url", "https://agent.example:8443", "--token", "env:DESK_TOKEN", "--ca", `file:${pem}`, "--sources", sources], { DESK_TOKEN: "desk-token-0123456789abcdef" });
+    const updated = await collie(["durable", "attach", "desk", "--url", "https://agent.example:8443", "--token", "env:DESK_TOKEN", "--ca", `file:${pem}`, "--sources", sources, "--state-dir", state], { DESK_TOKEN: "desk-token-0123456789abcdef" });
     assert.equal(updated.code, 0, updated.stderr);
-    assert.equal(updated.stdout.trim(), `collie: updated desk in ${sources}`);
+    assert.equal(updated.stdout.trim().split("\n")[0], `collie: updated desk in ${sources}`);
     assert.deepEqual(read(sources), {
       $schema: "./sources.schema.json",
       durable: [
@@ -93,9 +98,9 @@ describe("collie durable attach (D-6)", () => {
     const dir = tempDir();
     const sources = join(dir, "sources.json");
     const socket = join(dir, "agent", "durable.sock");
-    const r = await collie(["durable", "attach", "desk", "--sources", sources], { COLLIE_DURABLE_SOCKET: socket });
+    const r = await collie(["durable", "attach", "desk", "--sources", sources, "--state-dir", join(dir, "state")], { COLLIE_DURABLE_SOCKET: socket });
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.stdout.trim().split("\n"), [`collie: added desk in ${sources}`, `collie: its socket is ${socket}, from COLLIE_DURABLE_SOCKET`]);
+    assert.deepEqual(r.stdout.trim().split("\n").slice(0, 2), [`collie: added desk in ${sources}`, `collie: its socket is ${socket}, from COLLIE_DURABLE_SOCKET`]);
     assert.deepEqual(read(sources), { durable: [{ name: "desk", socket }] });
     // --socket still wins over the variable.
     const given = await collie(["durable", "attach", "desk", "--socket", "/run/given.sock", "--sources", sources], { COLLIE_DURABLE_SOCKET: socket });

@@ -8,8 +8,8 @@ import { test } from "node:test";
 import { collie, MAIN } from "../helpers/cli.ts";
 
 const FLAGS: Record<string, string[]> = {
-  serve: ["--sources", "--port", "--host", "--state-dir", "--allow-host", "--help"],
-  "durable attach": ["--socket", "--url", "--token", "--ca", "--sources", "--help"],
+  serve: ["--sources", "--port", "--host", "--state-dir", "--allow-host", "--fresh-state", "--help"],
+  "durable attach": ["--socket", "--url", "--token", "--ca", "--sources", "--state-dir", "--help"],
   agents: ["--state-dir", "--help"],
   pair: ["--url", "--port", "--state-dir", "--json", "--help"],
   devices: ["--state-dir", "--help"],

@@ -23,11 +23,20 @@ test("every npm and npx command in the README runs under scripts/node22.sh", () 
   assert.deepEqual(bare, [], "commands that fail under the machine's own older Node");
 });
 
-test("the README says how long the tests take, where Collie keeps its state and sources, and how to stop it", () => {
-  assert.match(README, /6–7 minutes/);
+test("the README says where Collie keeps its state and sources, and how to stop it", () => {
   assert.match(README, /~\/\.local\/state\/collie/);
   assert.match(README, /~\/\.config\/collie\/sources\.json/);
   assert.match(README, /\*\*Stopping Collie\.\*\*/);
+});
+
+// Issue 32, item 14: "about 1 200 tests … 6–7 minutes" had gone stale (1 900 tests, 8 minutes). A
+// figure of the run is printed by the run (scripts/test-all.ts), not written into the README.
+test("the README writes down no test count or run time to go stale; the test run prints both", () => {
+  const stale = [...README.matchAll(/\b(?:about|~|some|over|nearly)?\s*[\d][\d \u202f,.]*\s*(?:tests\b|(?:–\d+\s*)?minutes?\b)/gi)].map((m) => m[0].trim());
+  assert.deepEqual(stale, [], "figures in the README");
+  const runner = readFileSync(join(ROOT, "scripts/test-all.ts"), "utf8");
+  assert.match(runner, /console\.log\(`\$\{passed\} passed, \$\{failed\} failed`\)/);
+  assert.match(runner, /took \$\{/);
 });
 
 test("the README's Layout names every doc and every npm script", () => {

@@ -66,8 +66,9 @@ test("a state directory held by a running process is refused, naming its pid and
 test("a lock whose Collie is gone, whose pid now names another program, or that is garbage is taken over", async () => {
   const dir = join(tempDir(), "state");
   const dead = await exited();
-  lockStateDir(dir, dead); // as a Collie killed by SIGKILL leaves it
+  assert.equal(lockStateDir(dir, dead).tookOverStale, false); // as a Collie killed by SIGKILL leaves it
   const mine = lockStateDir(dir);
+  assert.equal(mine.tookOverStale, true, "a sign the directory was used (store/state-check.ts)");
   assert.equal(JSON.parse(readFileSync(mine.path, "utf8")).pid, process.pid);
   mine.release();
   assert.equal(existsSync(mine.path), false);

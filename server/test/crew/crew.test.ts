@@ -102,7 +102,12 @@ describe("a lead Collie shows and answers a member's durable agents (C-1)", () =
     const ask = await askOnLead("c2");
     const port = member.port;
     await member.close();
-    await lead.waitAgent(KEY, (a) => a.state === "unreachable" && a.counts.waiting === 0, "unreachable, no counts");
+    const away = await lead.waitAgent(KEY, (a) => a.state === "unreachable" && a.counts.waiting === 0, "unreachable, no counts");
+    // The machine is what went away (issue #37): the phone says `workshop is offline` on its section,
+    // and a phone that reloads still finds the member's conversations, as the member last sent them.
+    assert.equal(away.machineOffline, true);
+    assert.equal((await lead.waitState("desk", "ready")).machineOffline, undefined);
+    assert.ok((await lead.snapshot()).conversations.some((c) => c.agent === KEY && c.id === "refunds"), "the member's conversation stays while it is away");
     const id = requestId("crew-held");
     const r = await lead.post(`/api/agents/${encodeURIComponent(KEY)}/panes/refunds/asks/${ask.id}/answer`, { requestId: id, revision: ask.revision, answer: { kind: "permission", optionId: "deny" } });
     assert.equal(r.status, 202);
@@ -174,6 +179,28 @@ describe("a member the lead has never reached (C-1)", () => {
     assert.deepEqual(row.counts, { open: 0, waiting: 0 });
     const r = await lead.post("/api/agents/attic@attic/panes/p/send", { requestId: requestId(), text: "later" });
     assert.deepEqual([r.status, r.body], [202, { held: true }]);
+    await lead.close();
+  });
+
+  test("what a lead holds for a member is bounded like everything held: past a bound, 429 held-full and nothing kept", async () => {
+    const dir = tempDir();
+    const sources = join(dir, "sources.json");
+    writeSources(sources, { crew: [{ name: "attic", url: "http://127.0.0.1:9", token: "crew-credential-0123456789" }] });
+    const limits = { conversation: { count: 2, bytes: 64 * 1024 }, target: { count: 3, bytes: 64 * 1024 }, all: { count: 4, bytes: 64 * 1024 } };
+    const lead = await TestDaemon.start({ sources: { path: sources }, stateDir: join(dir, "lead"), heldLimits: limits });
+    await lead.waitAgent("attic@attic", (a) => a.state === "unreachable", "unreachable");
+    const post = (key: string, path: string, body: Record<string, unknown> = { text: "later" }) => lead.post(`/api/agents/${key}${path}`, { requestId: requestId(), ...body });
+    assert.equal((await post("till@attic", "/panes/p/send")).status, 202);
+    assert.equal((await post("till@attic", "/panes/p/stop", { turnId: "t1" })).status, 202, "every action is held on a lead");
+    const full = await post("till@attic", "/panes/p/send");
+    assert.deepEqual([full.status, full.body.error], [429, "held-full"]);
+    assert.match(String(full.body.message), /for this conversation/);
+    assert.equal((await post("till@attic", "/rename", { target: { kind: "pane", id: "q" }, title: "T" })).status, 202);
+    assert.match(String((await post("till@attic", "/panes/r/send")).body.message), /for this durable agent/);
+    // Crew keys of agents the member may not even have still count against Collie's whole bound.
+    assert.equal((await post("ghost@attic", "/panes/p/send")).status, 202);
+    assert.match(String((await post("ghost2@attic", "/panes/p/send")).body.message), /for all durable agents together/);
+    assert.equal(lead.daemon.held.count(), 4);
     await lead.close();
   });
 });

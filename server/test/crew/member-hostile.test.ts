@@ -72,6 +72,30 @@ test("a member that sends null, a view without detail and other malformed frames
   assert.ok(lead.logs.some((l) => /crew member box: dropped \d+ malformed message/.test(l)), lead.logs.join("\n"));
 });
 
+test("a member's malformed decisions are dropped; a good one, held with its answer, reaches the lead's phones under the crew key (issue #37)", async () => {
+  const good = {
+    askId: "894b66639256daba7959cab175d2bb9e", paneId: "c0", itemId: "t1", kind: "permission", title: "refund wants to run", device: "Pixel",
+    at: "2026-12-02T14:05:00.000Z", held: true, requestId: "r-held-1", answer: { kind: "permission", optionId: "allow" },
+  };
+  const { lead, member } = await leadOf({ onLive: (socket) => socket.send(memberSnapshot([memberRow("evil")], [memberConversation("evil", "c0")])) });
+  await snapshotWhere(lead, (s) => s.conversations.some((c) => c.id === "c0"), "the member's conversation");
+  const phone = await LiveClient.connect(lead.wsUrl);
+  await until(() => member.sockets.length > 0, "the member's socket");
+  const socket = member.sockets[0]!;
+  const from = phone.messages.length;
+  for (const bad of [
+    { decision: null }, {}, { decision: { askId: 1, paneId: [], at: {} } }, { decision: { ...good, held: "yes" } },
+    { decision: { ...good, answer: { kind: "permission" } } }, { decision: { ...good, at: "now" } },
+  ]) socket.send(JSON.stringify({ type: "decision", seq: 3, agent: "evil", ...bad }));
+  socket.send(JSON.stringify({ type: "decision", seq: 4, agent: "stranger", decision: good }));
+  socket.send(JSON.stringify({ type: "decision", seq: 5, agent: "evil", decision: { ...good, device: "Pixel\u202e", extra: { deep: [1] } } }));
+  const d = await phone.waitFor<Extract<LiveMessage, { type: "decision" }>>((m) => m.type === "decision", "the good decision", from);
+  assert.equal(d.agent, "evil@box");
+  assert.deepEqual(d.decision, good, "cleaned, rebuilt from the contract's keys, the answer as the wire checks it");
+  assert.equal(phone.messages.slice(from).filter((m) => m.type === "decision").length, 1, "none of the malformed ones, none for an agent the member never listed");
+  assert.ok(lead.logs.some((l) => /crew member box: dropped \d+ malformed message/.test(l)), lead.logs.join("\n"));
+});
+
 test("a snapshot with one malformed row is dropped whole, never applied as rows with made-up values", async () => {
   const { lead } = await leadOf({
     onLive: (socket) => {

@@ -147,7 +147,7 @@ describe("an agent killed mid-answer and started again (L-1, D-5)", () => {
       }
       // An answer held while the agent had already written its decision waits for an ask that
       // never comes back (it expires after 7 days): counted, harmless.
-      totals.staleHeld += d.daemon.held.count;
+      totals.staleHeld += d.daemon.held.count();
       totals.runs++;
       await live.close();
       await d.close();

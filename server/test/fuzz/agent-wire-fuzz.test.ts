@@ -470,7 +470,7 @@ describe("the daemon under a hostile agent (L-2)", () => {
 
     report("daemon-agent-replies-fuzz", {
       cases: ACTION_CASES, "agent-replies": writer.counts.write + writer.counts.read - before, crashes: uncaught.length,
-      violations: [...violations.values()].reduce((s, v) => s + v.count, 0), held: d.daemon.held.count, ms,
+      violations: [...violations.values()].reduce((s, v) => s + v.count, 0), held: d.daemon.held.count(), ms,
       statuses: [...statuses].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${v}`).join(","),
       "held-outcomes": live.of("held-outcome").length,
     });

@@ -34,7 +34,7 @@ export class TestDaemon {
     this.logs = logs;
   }
 
-  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string }): Promise<TestDaemon> {
+  static async start(opts: { sources: DaemonOptions["sources"]; stateDir?: string; tuning?: DaemonOptions["tuning"]; port?: number; envSocket?: string; heldLimits?: DaemonOptions["heldLimits"] }): Promise<TestDaemon> {
     const logs: string[] = [];
     const daemon = await Daemon.create({
       sources: opts.sources,
@@ -42,6 +42,7 @@ export class TestDaemon {
       log: (line) => logs.push(line),
       tuning: opts.tuning ?? { waitMs: TUNING.waitMs, retryDelaysMs: [...TUNING.retryDelaysMs] },
       ...(opts.envSocket !== undefined ? { envSocket: opts.envSocket } : {}),
+      ...(opts.heldLimits ? { heldLimits: opts.heldLimits } : {}),
     });
     const url = await daemon.app.listen({ host: "127.0.0.1", port: opts.port ?? 0 });
     const t = new TestDaemon(daemon, url, logs);

@@ -24,7 +24,8 @@ export function fakeHello(over: Record<string, unknown> = {}): Record<string, un
     sdk: { name: "fake-sdk", version: "0.0.1" },
     runtime: "node 22.19.0",
     name: "fake",
-    caps: { asks: true, send: true, steer: true, stop: true, actions: true, rename: true, close: true, reopen: true, starters: true, history: false, terminal: false },
+    // It takes whatever the test scripts, a send during a turn included (`followUp`).
+    caps: { asks: true, send: true, steer: true, stop: true, actions: true, rename: true, close: true, reopen: true, starters: true, history: false, followUp: true, terminal: false },
     descendantCheck: false,
     allowAlways: false,
     instance: FAKE_INSTANCE,

@@ -163,7 +163,7 @@ describe("masking in the conversation list (R-1)", () => {
 });
 
 describe("asks push through the daemon (U-1…U-3)", () => {
-  test("an ask pushes `Permission needed in <pane>` with the agent's line, decryptable and VAPID-signed", async () => {
+  test("an ask pushes `Permission needed in <pane>` with the agent's line and its buttons, decryptable and VAPID-signed", async () => {
     emit({ type: "ask", pane: "f1", ask: wireAsk("call-1", "f1", { title: `call-1 with ${GHP}` }) });
     await service.waitFor((rs) => rs.some((r) => r.id === "phone"), "the first push");
     const [req] = service.for("phone");
@@ -174,6 +174,11 @@ describe("asks push through the daemon (U-1…U-3)", () => {
       v: 1, type: "ask", tag: "collie:fake", agent: "fake", machine: null,
       title: `Permission needed in Deploy ${GHP_MASKED}`, body: "call-1 needs a yes",
       paneId: "f1", askId: idOf("call-1"), url: `/#/agent/fake/pane/f1/ask/${idOf("call-1")}`,
+      // Allow and Deny answer it from the notification (issue 30); what it names is masked too.
+      answers: {
+        kind: "permission", revision: "9f86d081884c7d65", what: `call-1 with ${GHP_MASKED}`,
+        options: [{ id: "allow", title: "Allow", optionKind: "allow" }, { id: "deny", title: "Deny", optionKind: "deny" }],
+      },
     });
     // The phone's UI still gets the ask with its text as the agent wrote it (asks are not masked).
     const detail = (await get<{ asks: { title: string }[] }>("/api/agents/fake/panes/f1")).body;

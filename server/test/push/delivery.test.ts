@@ -113,7 +113,7 @@ describe("an ask's push, decrypted independently", () => {
     await push.idle();
     const [p1, p2] = service.for("a").map((r) => open1(r, a));
     assert.ok(p1?.type === "ask" && p2?.type === "ask");
-    assert.equal(p1.title, "Support desk");
+    assert.equal(p1.title, "Permission needed in x · Support desk");
     assert.equal(p1.body, `uses ghp_A${"•".repeat(key.length - 5)}`);
     assert.equal(p2.title, `Permission needed in Deploy ghp_A${"•".repeat(key.length - 5)}`);
     assert.equal(p2.body, `deploy with ghp_A${"•".repeat(key.length - 5)}`);
@@ -128,6 +128,24 @@ describe("an ask's push, decrypted independently", () => {
     await push.idle();
     const p = open1(service.for("a")[0]!, a);
     assert.ok(p.type === "ask" && p.body === "token=Zx81Lm9qWw");
+  });
+
+  test("a permission ask's push carries the buttons that answer it: ids, revision, Allow and Deny (issue 30)", async () => {
+    const a = subscribe("a");
+    const key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    push.ask(ctx("ask-1", {
+      kind: "permission", revision: "0123456789abcdef", tool: { name: `deploy ${key}` },
+      options: [{ id: "yes", kind: "allow", label: "Go" }, { id: "always", kind: "allow-always", label: "Always" }, { id: "no", kind: "deny", label: "Stop" }],
+    }));
+    push.ask(ctx("ask-2", { kind: "text", revision: "0123456789abcdef", paneId: "other" }));
+    await push.idle();
+    const [p1, p2] = service.for("a").map((r) => open1(r, a));
+    assert.ok(p1?.type === "ask" && p2?.type === "ask");
+    assert.deepEqual(p1.answers, {
+      kind: "permission", revision: "0123456789abcdef", what: `deploy ghp_A${"•".repeat(key.length - 5)}`,
+      options: [{ id: "yes", title: "Allow", optionKind: "allow" }, { id: "no", title: "Deny", optionKind: "deny" }],
+    });
+    assert.equal(p2.answers, undefined);
   });
 
   test("with no subscription nothing is sent and no limit is used", async () => {

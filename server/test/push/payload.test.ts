@@ -1,5 +1,5 @@
 /**
- * What a push says (U-2): `Permission needed in <pane>` unless the agent gave its own title, the
+ * What a push says (U-2): `Permission needed in <pane>`, with the agent's own title added, the
  * agent's line else the ask's title, masked before it is cut (R-1); the data that opens the right
  * card; a Topic Apple accepts; the TTL of an ask.
  */
@@ -8,7 +8,8 @@ import { describe, test } from "node:test";
 import { STRINGS } from "@colliepwa/shared";
 import { mask, MASK } from "../../src/push/mask.ts";
 import {
-  agentTag, askPayload, askTopic, askTtlSeconds, clearPayload, cut, DEFAULT_ASK_TTL_S, manyAsksPayload, manyAsksTopic, safeTopic,
+  ACTION_TITLE_MAX, agentTag, askAnswers, askPayload, askTopic, askTtlSeconds, clearPayload, cut, DEFAULT_ASK_TTL_S, manyAsksPayload,
+  manyAsksTopic, PAYLOAD_MAX_BYTES, safeTopic, withAnswers,
 } from "../../src/push/payload.ts";
 
 const ask = (over: Record<string, unknown> = {}) => ({ id: "a1b2", title: "refund wants to run", ...over });
@@ -24,14 +25,18 @@ describe("the ask's push (U-2)", () => {
     });
     assert.equal(p.title, STRINGS.permissionNeededIn("Maria Lopez"));
   });
-  test("the agent's own title (≤ 60) and line (≤ 120) win", () => {
-    const p = askPayload({ ...base, ask: ask({ push: { title: "Support desk", line: "refund needs a yes" } }) });
-    assert.equal(p.title, "Support desk");
+  test("the agent's own title is added to Collie's, never in its place (≤ 60); its line (≤ 120) is the body", () => {
+    const p = askPayload({ ...base, ask: ask({ push: { title: "Refund for Maria?", line: "refund needs a yes" } }) });
+    assert.equal(p.title, "Permission needed in Maria Lopez · Refund for Maria?");
+    assert.ok(p.title.startsWith(STRINGS.permissionNeededIn("Maria Lopez")));
     assert.equal(p.body, "refund needs a yes");
     const long = askPayload({ ...base, ask: ask({ push: { title: "T".repeat(80), line: "L".repeat(200) } }) });
-    assert.equal([...long.title].length, 60);
+    assert.equal(long.title, `Permission needed in Maria Lopez · ${"T".repeat(59)}…`);
     assert.equal([...long.body].length, 120);
-    assert.ok(long.title.endsWith("…") && long.body.endsWith("…"));
+    assert.ok(long.body.endsWith("…"));
+    // A long pane name is cut on its own; the agent's title still follows it.
+    const both = askPayload({ ...base, paneTitle: "x".repeat(300), ask: ask({ push: { title: "Refund for Maria?" } }) });
+    assert.equal(both.title, `${STRINGS.permissionNeededIn("x".repeat(300)).slice(0, 79)}… · Refund for Maria?`);
   });
   test("a line without a title keeps Collie's title; empty ones fall back", () => {
     const p = askPayload({ ...base, ask: ask({ push: { line: "refund needs a yes" } }) });
@@ -52,7 +57,7 @@ describe("the ask's push (U-2)", () => {
     assert.ok(!p.title.includes("4fT9") && p.title.includes(`sk-p${MASK}`));
     assert.ok(!p.body.includes("4fT9") && p.body.startsWith(`use sk-p${MASK}`));
     const own = askPayload({ ...base, ask: ask({ push: { title: `token=Zx81Lm9qWw` } }) });
-    assert.equal(own.title, `token=${MASK.repeat(10)}`);
+    assert.equal(own.title, `Permission needed in Maria Lopez · token=${MASK.repeat(10)}`);
   });
   test("masking off leaves the text", () => {
     const key = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
@@ -113,5 +118,76 @@ describe("Topic and TTL", () => {
     assert.equal(cut("abc", 3), "abc");
     assert.equal(cut("abcd", 3), "ab…");
     assert.equal(cut("😀😀😀😀", 3), "😀😀…");
+  });
+});
+
+describe("answering from the notification (issue 30)", () => {
+  const REV = "0123456789abcdef";
+  const permission = (options: { id: string; kind: string; label: string }[], over: Record<string, unknown> = {}) =>
+    ask({ kind: "permission", revision: REV, tool: { name: "refund", call: "refund(order: 5521)" }, options, ...over });
+  const allowDeny = [{ id: "allow", kind: "allow", label: "Allow" }, { id: "deny", kind: "deny", label: "Deny" }];
+
+  test("a permission offers Allow and Deny, in the specification's words, never Always allow", () => {
+    const a = askAnswers(permission([
+      { id: "ok", kind: "allow", label: "Yes, refund it" },
+      { id: "always", kind: "allow-always", label: "Always" },
+      { id: "cancel", kind: "cancel", label: "Cancel" },
+      { id: "no", kind: "deny", label: "No" },
+    ]), mask);
+    assert.deepEqual(a, {
+      kind: "permission", revision: REV, what: "refund",
+      options: [{ id: "ok", title: STRINGS.allow, optionKind: "allow" }, { id: "no", title: STRINGS.deny, optionKind: "deny" }],
+    });
+  });
+  test("a permission without both Allow and Deny, text, form and unknown kinds keep the plain tap", () => {
+    assert.equal(askAnswers(permission([{ id: "allow", kind: "allow", label: "Allow" }, { id: "cancel", kind: "cancel", label: "Cancel" }]), mask), undefined);
+    assert.equal(askAnswers(permission([{ id: "always", kind: "allow-always", label: "Always" }, { id: "deny", kind: "deny", label: "Deny" }]), mask), undefined);
+    assert.equal(askAnswers(ask({ kind: "text", revision: REV, limit: 500 }), mask), undefined);
+    assert.equal(askAnswers(ask({ kind: "form", revision: REV, fields: [] }), mask), undefined);
+    assert.equal(askAnswers(ask({ kind: "vote", revision: REV, options: allowDeny }), mask), undefined);
+    // Without a revision the answer could not say which ask it answers.
+    assert.equal(askAnswers(permission(allowDeny, { revision: undefined }), mask), undefined);
+  });
+  test("a choice of one or two single options offers its labels; a multiple or a longer one does not", () => {
+    const two = ask({ kind: "choice", revision: REV, title: "Which courier?", options: [{ id: "dhl", label: "DHL Express" }, { id: "ups", label: "UPS" }] });
+    assert.deepEqual(askAnswers(two, mask), {
+      kind: "choice", revision: REV, what: "Which courier?", options: [{ id: "dhl", title: "DHL Express" }, { id: "ups", title: "UPS" }],
+    });
+    assert.equal(askAnswers({ ...two, options: [{ id: "a", label: "A" }] }, mask)?.options.length, 1);
+    assert.equal(askAnswers({ ...two, multiple: true }, mask), undefined);
+    assert.equal(askAnswers({ ...two, options: [{ id: "a", label: "A" }, { id: "b", label: "B" }, { id: "c", label: "C" }] }, mask), undefined);
+    assert.equal(askAnswers({ ...two, options: [] }, mask), undefined);
+  });
+  test("the words are masked before they are cut; the ids and the revision are not touched", () => {
+    const key = "sk-proj-4fT9xQ2mL7vB1nR8kW3zY6hJ0cD5eA";
+    const p = askAnswers(permission(allowDeny, { tool: { name: `deploy ${key} ${"x".repeat(80)}` } }), mask)!;
+    assert.ok(!p.what.includes("4fT9") && p.what.startsWith(`deploy sk-p${MASK}`) && [...p.what].length === 60);
+    const untooled = askAnswers(permission(allowDeny, { tool: undefined, title: "refund wants to run" }), mask)!;
+    assert.equal(untooled.what, "refund wants to run");
+    const c = askAnswers(ask({ kind: "choice", revision: REV, title: `use ${key}`, options: [{ id: "k", label: `${key} ${key}` }] }), mask)!;
+    assert.ok(!JSON.stringify(c).includes("4fT9"));
+    assert.equal([...c.options[0]!.title].length, ACTION_TITLE_MAX);
+    assert.equal(c.options[0]!.id, "k");
+  });
+  test("withAnswers adds them to the ask's push; a push that would not fit one Web Push record goes without", () => {
+    const payload = askPayload({ ...base, ask: ask() });
+    const perm = permission(allowDeny);
+    assert.deepEqual(withAnswers(payload, perm, mask), { ...payload, answers: askAnswers(perm, mask) });
+    assert.equal(withAnswers(payload, ask(), mask), payload);
+    const huge = { ...payload, url: `/#/${"x".repeat(PAYLOAD_MAX_BYTES)}` };
+    assert.equal(withAnswers(huge, perm, mask), huge);
+  });
+  test("the largest ask the limits allow, with its buttons, fits one Web Push record", () => {
+    // Every field at its limit, in 4-byte characters, with ids full of characters JSON escapes.
+    const wide = "😀".repeat(300);
+    const id = `"\\`.repeat(42).slice(0, 126);
+    const agent = `${"a".repeat(64)}@${"m".repeat(64)}`;
+    const choice = {
+      id: "f".repeat(32), kind: "choice", revision: REV, title: wide, push: { title: wide, line: wide },
+      options: [{ id, label: wide }, { id: `${id}2`, label: wide }],
+    };
+    const payload = withAnswers(askPayload({ agent, machine: "m".repeat(64), paneId: id, paneTitle: wide, ask: choice, mask }), choice, mask);
+    assert.ok(payload.answers, "the buttons fit");
+    assert.ok(Buffer.byteLength(JSON.stringify(payload)) <= PAYLOAD_MAX_BYTES);
   });
 });

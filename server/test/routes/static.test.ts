@@ -1,8 +1,9 @@
 /**
  * The phone app's files (D-4, P-26, X-2): content types, cache headers, the CSP and the other
  * security headers, traversal refused, the SPA fallback, /api/* left alone, a 503 before the
- * app is built, and precompressed copies sent to a browser that takes them. A tiny fake build in a temp dir; a plain Fastify app with only the static route
- * (plus one API route), so the route is tested on its own.
+ * app is built, ETags and 304s, and precompressed copies sent to a browser that takes them. A tiny
+ * fake build in a temp dir; a plain Fastify app with only the static route (plus one API route),
+ * so the route is tested on its own.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { connect } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
-import { acceptedEncodings, CSP, resolveInDist, staticRoutes } from "../../src/routes/static.ts";
+import { acceptedEncodings, CSP, fresh, resolveInDist, staticRoutes } from "../../src/routes/static.ts";
 
 const INDEX = "<!doctype html><title>Collie</title><div id=root></div>";
 const SECRET = '{"name":"outside-the-build"}';
@@ -43,6 +44,7 @@ before(async () => {
   writeFileSync(join(dist, "icons", "icon-192.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   writeFileSync(join(dist, "favicon.ico"), Buffer.from([0, 0, 1, 0]));
   writeFileSync(join(dist, "data.json"), "{}");
+  writeFileSync(join(dist, "robots.txt"), "User-agent: *\nDisallow: /\n");
   // Outside the build: what a traversal would reach.
   writeFileSync(join(root, "package.json"), SECRET);
   app = await appFor(dist);
@@ -65,6 +67,7 @@ describe("content types", () => {
     ["/icons/icon-192.png", "image/png"],
     ["/favicon.ico", "image/x-icon"],
     ["/data.json", "application/json; charset=utf-8"],
+    ["/robots.txt", "text/plain; charset=utf-8"],
   ];
   for (const [url, type] of cases) {
     test(`${url} is ${type}`, async () => {
@@ -93,6 +96,27 @@ describe("cache headers", () => {
       assert.equal(r.headers["cache-control"], "no-cache");
     });
   }
+  test("robots.txt and icons are kept a day", async () => {
+    for (const url of ["/robots.txt", "/icons/icon-192.png"]) {
+      assert.equal((await app.inject({ url })).headers["cache-control"], "public, max-age=86400", url);
+    }
+  });
+  test("an ETag in a list, weak or strong, or `*` is a 304; another is the file", async () => {
+    const etag = String((await app.inject({ url: "/sw.js" })).headers.etag);
+    assert.match(etag, /^W\/"/);
+    for (const match of [`"x", ${etag}`, etag.slice(2), "*"]) {
+      assert.equal((await app.inject({ url: "/sw.js", headers: { "if-none-match": match } })).statusCode, 304, match);
+    }
+    const other = await app.inject({ url: "/sw.js", headers: { "if-none-match": 'W/"1-1"' } });
+    assert.equal(other.statusCode, 200);
+    assert.equal(fresh(undefined, etag), false);
+  });
+  test("HEAD names the file's length and sends no body", async () => {
+    const r = await app.inject({ method: "HEAD", url: "/sw.js" });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.headers["content-length"], String("self.addEventListener('fetch',()=>{})".length));
+    assert.equal(r.body, "");
+  });
   test("an unchanged file answers 304 to its etag", async () => {
     const first = await app.inject({ url: "/sw.js" });
     const etag = first.headers.etag;
@@ -325,12 +349,24 @@ describe("precompressed copies: what crosses the network is the compressed size"
     assert.equal(png.headers.vary, undefined);
   });
 
-  test("each encoding has its own ETag, and a revalidation of the one it holds is a 304", async () => {
+  test("each encoding has its own ETag, and a revalidation of the one it holds is a 304 that still varies", async () => {
     const br = await get("/assets/main-1.js", "br");
+    const gz = await get("/assets/main-1.js", "gzip");
     const plain = await get("/assets/main-1.js");
-    assert.notEqual(br.headers.etag, plain.headers.etag);
+    assert.equal(new Set([br.headers.etag, gz.headers.etag, plain.headers.etag]).size, 3);
     const again = await a.inject({ url: "/assets/main-1.js", headers: { "accept-encoding": "br", "if-none-match": String(br.headers.etag) } });
     assert.equal(again.statusCode, 304);
+    assert.equal(again.headers.vary, "accept-encoding");
+    assert.equal(again.headers.etag, br.headers.etag);
+    // The Brotli copy's ETag is not the gzip copy's: a browser that now takes only gzip gets it whole.
+    const switched = await a.inject({ url: "/assets/main-1.js", headers: { "accept-encoding": "gzip", "if-none-match": String(br.headers.etag) } });
+    assert.equal(switched.statusCode, 200);
+    assert.equal(switched.headers["content-encoding"], "gzip");
+  });
+
+  test("a copy goes out with the length of the copy", async () => {
+    const br = await get("/assets/main-1.js", "br");
+    assert.equal(br.headers["content-length"], String(br.rawPayload.length));
   });
 
   test("acceptedEncodings reads q-values, case and `*`", () => {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
+import { heldAnswer } from "../helpers/held.ts";
 
 after(async () => {
   await closeAllDaemons();
@@ -28,7 +29,7 @@ test("a new state directory and its database are owner-only, before and after a 
   const stateDir = join(tempDir(), "nested", "collie");
   const d = await TestDaemon.start({ sources: { fixed: [] }, stateDir });
   assertOwnerOnly(stateDir);
-  d.daemon.held.hold({ requestId: "r-1", agent: "desk", paneId: "p1", askId: "0123456789abcdef0123456789abcdef", revision: "0123456789abcdef", answer: { kind: "permission", optionId: "allow" }, heldAt: Date.now() });
+  d.daemon.held.hold(heldAnswer({ requestId: "r-1" }));
   assertOwnerOnly(stateDir);
   await d.close();
   assertOwnerOnly(stateDir);

@@ -9,14 +9,15 @@ import { after, describe, test } from "node:test";
 import type { Ask } from "@colliepwa/shared";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
 import { Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
-import { HeldAnswers, HOLD_MS } from "../../src/store/held-answers.ts";
+import { HeldWrites, HOLD_MS } from "../../src/store/held.ts";
+import { heldAnswer } from "../helpers/held.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 
 after(removeTempDirs);
 
 /** A held answer (D-5): a decision's draft is kept on its row. */
 const holdAnswer = (state: StateDb, requestId: string, askId: string, heldAt = Date.now()) =>
-  new HeldAnswers(state).hold({ requestId, agent: "desk", paneId: "p1", askId, revision: "0123456789abcdef", answer: { kind: "permission", optionId: "allow" }, heldAt });
+  new HeldWrites(state).hold(heldAnswer({ requestId, askId, heldAt }));
 
 const permission = (id: string, tool: string): Ask => ({
   kind: "permission", id, revision: "0123456789abcdef", paneId: "p1", toolCallId: `c-${id}`, itemId: `item-${id}`,
@@ -44,6 +45,25 @@ describe("decisions", () => {
     assert.deepEqual(d.alwaysAllowed("other"), []);
   });
 
+  test("a tool the agent asks about again leaves Always allowed: the list shows what the agent says now (issue #37)", () => {
+    let t = Date.UTC(2026, 11, 2, 14, 0);
+    const d = new Decisions(openStateDb(":memory:"), () => t);
+    d.record("desk", draftDecision("p1", permission("a1", "check_stock"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const answered = t;
+    t += 1000;
+    d.record("desk", draftDecision("p1", permission("a2", "lookup"), { kind: "permission", optionId: "always" }, "Pixel"));
+    const at = (ms: number) => new Date(ms).toISOString();
+    // An ask raised before the answer (still open then) ends nothing; another tool's, or a choice, neither.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(answered - 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "refund" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "choice", tool: { name: "check_stock" }, createdAt: at(t + 1000) }), false);
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: "not a time" }), false);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup", "check_stock"]);
+    // Asked again after it (the agent restarted and forgot): it leaves the list; the other stays.
+    assert.equal(d.asked("desk", { kind: "permission", tool: { name: "check_stock" }, createdAt: at(t + 5000) }), true);
+    assert.deepEqual(d.alwaysAllowed("desk").map((x) => x.tool), ["lookup"]);
+  });
+
   test("a held answer becomes a decision once delivered and taken; refused, none", () => {
     const state = openStateDb(":memory:");
     const d = new Decisions(state);
@@ -51,12 +71,30 @@ describe("decisions", () => {
     holdAnswer(state, "r2", "a2");
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "deny" }, "Pixel"));
-    assert.equal(d.settle("r2", false), null);
-    const taken = d.settle("r1", true);
+    assert.equal(d.settle("desk", "r2", false), null);
+    const taken = d.settle("desk", "r1", true);
     assert.equal(taken?.decision.askId, "a1");
-    assert.equal(d.settle("r1", true), null, "once");
-    assert.equal(d.settle("send-id", true), null, "a held send is no decision");
+    assert.equal(d.settle("desk", "r1", true), null, "once");
+    assert.equal(d.settle("desk", "send-id", true), null, "a held send is no decision");
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
+  });
+
+  test("a held answer is listed for its conversation, with its request id and answer, until it is delivered (issue #34)", () => {
+    const state = openStateDb(":memory:");
+    const d = new Decisions(state);
+    const heldAt = Date.UTC(2026, 11, 2, 14, 5);
+    holdAnswer(state, "r1", "a1", heldAt);
+    const held = d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    assert.deepEqual(held, {
+      askId: "a1", paneId: "p1", itemId: "item-a1", kind: "permission", title: "refund wants to run", tool: "refund", optionKind: "allow",
+      device: "Pixel", at: new Date(heldAt).toISOString(), held: true, requestId: "r1", answer: { kind: "permission", optionId: "allow" },
+    });
+    assert.deepEqual(d.heldForPane("desk", "p1"), [held]);
+    assert.deepEqual(d.heldForPane("desk", "p2"), []);
+    assert.equal(d.hold("no-such-id", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel")), null, "nothing held, nothing to list");
+    d.settle("desk", "r1", true);
+    new HeldWrites(state).release("desk", "r1");
+    assert.deepEqual(d.heldForPane("desk", "p1"), []);
   });
 
   test("a held answer's decision outlives a restart of Collie before the delivery", () => {
@@ -67,7 +105,7 @@ describe("decisions", () => {
     before.close();
     const after = openStateDb(dir);
     const d = new Decisions(after);
-    const taken = d.settle("r1", true);
+    const taken = d.settle("desk", "r1", true);
     assert.deepEqual([taken?.agent, taken?.decision.askId, taken?.decision.device], ["desk", "a1", "Pixel"]);
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1"]);
     after.close();
@@ -82,31 +120,31 @@ describe("decisions", () => {
     t += HOLD_MS + 1;
     holdAnswer(state, "new", "a2", t);
     d.hold("new", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
-    new HeldAnswers(state).expire(t);
-    assert.equal(d.settle("old", true), null);
-    assert.equal(d.settle("new", true)?.decision.askId, "a2");
+    new HeldWrites(state).expire(t);
+    assert.equal(d.settle("desk", "old", true), null);
+    assert.equal(d.settle("desk", "new", true)?.decision.askId, "a2");
   });
 
   test("a released held answer takes its draft with it; held again under its request id, it keeps it", () => {
     const state = openStateDb(":memory:");
     const d = new Decisions(state);
-    const held = new HeldAnswers(state);
+    const held = new HeldWrites(state);
     holdAnswer(state, "r1", "a1");
     holdAnswer(state, "r2", "a2");
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
-    held.release("r1");
-    assert.equal(d.settle("r1", true), null);
+    held.release("desk", "r1");
+    assert.equal(d.settle("desk", "r1", true), null);
     holdAnswer(state, "r2", "a2");
-    assert.equal(d.settle("r2", true)?.decision.askId, "a2");
-    held.release("r2");
-    assert.equal((state.db.prepare("SELECT COUNT(*) AS n FROM held_answers").get() as { n: number }).n, 0);
+    assert.equal(d.settle("desk", "r2", true)?.decision.askId, "a2");
+    held.release("desk", "r2");
+    assert.equal((state.db.prepare("SELECT COUNT(*) AS n FROM held_writes").get() as { n: number }).n, 0);
   });
 
   test("a draft without a held answer is not kept", () => {
     const d = new Decisions(openStateDb(":memory:"));
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
-    assert.equal(d.settle("r1", true), null);
+    assert.equal(d.settle("desk", "r1", true), null);
   });
 
   test("a delivery the agent answers as a replay leaves no second decision, but the first if none was left", () => {
@@ -117,12 +155,12 @@ describe("decisions", () => {
     holdAnswer(state, "r1", "a1");
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     t += 1000;
-    assert.equal(d.settle("r1", true, true), null);
+    assert.equal(d.settle("desk", "r1", true, true), null);
     assert.deepEqual(d.forPane("desk", "p1"), [first]);
     // Taken by an earlier try whose reply was lost (held as unreachable): the replay is its only news.
     holdAnswer(state, "r2", "a2");
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
-    assert.equal(d.settle("r2", true, true)?.decision.askId, "a2");
+    assert.equal(d.settle("desk", "r2", true, true)?.decision.askId, "a2");
     assert.deepEqual(d.forPane("desk", "p1").map((x) => x.askId), ["a1", "a2"]);
   });
 

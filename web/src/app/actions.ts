@@ -6,7 +6,7 @@
  * - makes request ids: one per tap, known at once (`Tap.requestId`);
  * - builds the request from the route table and saves it in the outbox before it is sent;
  * - sends an action again: `retry(requestId)` sends the saved request unchanged, the same id and
- *   body, whether the outbox still holds it (no reply yet) or let it go (a 5xx); the agent's
+ *   body, whether the outbox still holds it (no reply yet, or a 5xx) or let it go; the agent's
  *   receipts keep it to one run (S-28);
  * - answers what became of a request id (`result`, `sending`, `held`, `pending`).
  * Components never build a path or a body's request id, and never choose between submit and resend.
@@ -111,7 +111,7 @@ export class PhoneActions {
 
   /**
    * Sends the request saved under this id again, unchanged (the same request id and body): the
-   * outbox still holds it when no reply came; after a 5xx it let it go, so it is saved again first.
+   * outbox still holds it when no reply came or a 5xx did; one it let go is saved again first.
    * The outbox remembers only its newest settled actions: a caller that kept the request it started
    * (`Tap.request`) passes it as `kept`, and it is sent from there when the outbox no longer has it.
    * An id this page never saw (and no request kept for it) gets no reply.
@@ -121,6 +121,15 @@ export class PhoneActions {
     const saved = this.#outbox.saved(requestId) ?? (kept?.requestId === requestId ? kept : undefined);
     if (!saved) return Promise.resolve({ kind: "no-reply" });
     return this.#submit(saved);
+  }
+
+  /**
+   * Takes in a request the service worker sent (an answer from a notification, issue 30), so
+   * `retry(requestId)` sends it again unchanged, as for a tap made here.
+   */
+  remember(request: ActionRequest): void {
+    const { requestId, kind, agent, pane, path, body } = request;
+    this.#outbox.remember({ requestId, kind, agent, ...(pane !== undefined ? { pane } : {}), path, body });
   }
 
   /** Lets an action go: a `Not sent` line whose text went back, a held send Collie delivered. */
@@ -147,6 +156,11 @@ export class PhoneActions {
   /** Whether this request id is on its way now. */
   sending(requestId: string): boolean {
     return this.#outbox.sending(requestId);
+  }
+
+  /** Whether this request id's last attempt got a 5xx: kept for the user's next tap, not resent by itself. */
+  unsure(requestId: string): boolean {
+    return this.#outbox.unsure(requestId);
   }
 
   /** Whether this request id is a send Collie holds for an agent that is away (202). */

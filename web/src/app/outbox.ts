@@ -29,7 +29,16 @@ export interface PendingAction {
    * and its state survive a reload until the agent's outcome is known (docs/decisions.md).
    */
   held?: boolean;
+  /**
+   * Its last attempt got a 5xx: not sure it arrived. Kept, so `Sending, not confirmed` (or the
+   * card's `Not sure the answer arrived`) and its request id survive a reload (issue 37), but not
+   * sent again by itself: the user's tap sends it again.
+   */
+  unsure?: boolean;
 }
+
+/** How long an action whose outcome is unsure (a 5xx) is kept for the user's next tap. */
+export const UNSURE_KEPT_MS = 24 * 60 * 60_000;
 
 /** What a send came to: a reply, or no reply (the network failed: retry with the same id). */
 export type SendResult = { kind: "reply"; reply: Reply<ActionReplyBody> } | { kind: "no-reply" };
@@ -80,12 +89,53 @@ export class Outbox {
     this.#now = now;
   }
 
-  /** Loads what an earlier page left unsent. */
+  /**
+   * Loads what an earlier page left unsent. An action that was sent and got no reply, or a 5xx,
+   * reads as not sure until it is sent again (`Sending, not confirmed` after a reload, issue 37),
+   * not as on its way; an unsure one older than a day is let go.
+   */
   async load(): Promise<PendingAction[]> {
-    this.#pending = (await this.#storage.all()).sort((a, b) => a.createdAt - b.createdAt);
-    for (const a of this.#pending) this.#keep(a);
+    const all = (await this.#storage.all()).sort((a, b) => a.createdAt - b.createdAt);
+    const now = this.#now();
+    const stale = all.filter((a) => a.unsure === true && now - a.createdAt > UNSURE_KEPT_MS);
+    for (const a of stale) void this.#storage.delete(a.requestId).catch(() => undefined);
+    this.#pending = all.filter((a) => !stale.includes(a));
+    for (const a of this.#pending) {
+      this.#keep(a);
+      if (a.attempts > 0 && a.held !== true && !this.#results.has(a.requestId)) this.#results.set(a.requestId, { kind: "no-reply" });
+    }
     this.#notify();
     return this.#pending;
+  }
+
+  /**
+   * Takes in actions saved to the same storage by another part of this phone since the load: the
+   * service worker's answers from notifications (issue 30) share this outbox. Returns how many
+   * were new; they are sent with the next flush, with their request ids.
+   */
+  async adopt(): Promise<number> {
+    let stored: PendingAction[];
+    try {
+      stored = await this.#storage.all();
+    } catch {
+      return 0;
+    }
+    const known = new Set(this.#pending.map((p) => p.requestId));
+    const added = stored.filter((a) => !known.has(a.requestId) && !this.#results.has(a.requestId)).sort((a, b) => a.createdAt - b.createdAt);
+    if (added.length === 0) return 0;
+    for (const a of added) this.#keep(a);
+    this.#pending = [...this.#pending, ...added];
+    this.#notify();
+    return added.length;
+  }
+
+  /**
+   * Remembers a request sent from elsewhere on this phone (the service worker) that needs no
+   * sending now, so a Retry sends it again unchanged, with its request id.
+   */
+  remember(a: Omit<PendingAction, "createdAt" | "attempts">): void {
+    if (this.saved(a.requestId)) return;
+    this.#keep({ ...a, createdAt: this.#now(), attempts: 1 });
   }
 
   get pending(): readonly PendingAction[] {
@@ -102,9 +152,12 @@ export class Outbox {
     return this.#inFlight.has(requestId);
   }
 
-  /** Sends every pending action again, oldest first (after a reload or a reconnect, P-26). */
+  /**
+   * Sends every pending action again, oldest first and one at a time (after a reload or a
+   * reconnect, P-26); not one whose last attempt got a 5xx (`unsure`): the user's tap does that.
+   */
   async flush(): Promise<void> {
-    for (const a of [...this.#pending]) await this.send(a.requestId);
+    for (const a of [...this.#pending]) if (a.unsure !== true) await this.send(a.requestId);
   }
 
   subscribe(fn: () => void): () => void {
@@ -161,6 +214,14 @@ export class Outbox {
       try {
         const reply = await this.#api.send<ActionReplyBody>({ method: "POST", path: action.path, body: action.body });
         this.#results.set(requestId, { kind: "reply", reply });
+        if (reply.status >= 500) {
+          // Not sure it arrived: kept (a reload still shows it so, and the next tap sends the same
+          // request id), but never sent again by the outbox itself (docs/decisions.md).
+          action.unsure = true;
+          await this.#save(action);
+          return { kind: "reply", reply };
+        }
+        delete action.unsure;
         if (action.kind === "send" && isHeld(reply)) {
           // Collie holds the message for an agent that is away (D-5). The phone keeps its line until
           // Collie says what the agent made of it (`held-outcome`, or a replay on a later resend).
@@ -186,6 +247,11 @@ export class Outbox {
     this.#inFlight.set(requestId, run);
     this.#notify();
     return run;
+  }
+
+  /** Whether this pending action's last attempt got a 5xx (not sure it arrived; not resent by itself). */
+  unsure(requestId: string): boolean {
+    return this.#pending.some((p) => p.requestId === requestId && p.unsure === true);
   }
 
   /** Whether this pending action is a send Collie said it holds. */

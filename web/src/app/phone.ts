@@ -6,8 +6,10 @@
  */
 import { PhoneActions } from "./actions.ts";
 import { Api, errorMessage } from "./api.ts";
+import { browserDraftStorage, Drafts, type DraftStorage } from "./drafts.ts";
 import { browserPushEnv, renewPush } from "./push.ts";
 import { LiveConnection, liveUrl, type LiveOptions } from "./live.ts";
+import { idbNotificationAnswers, memoryNotificationAnswers, type NotificationAnswer, type NotificationAnswerStorage } from "./notification-answers.ts";
 import { idbOutboxStorage, Outbox, type OutboxStorage } from "./outbox.ts";
 import { paneKey, PhoneStore } from "./store.ts";
 import { idbViewCache, memoryViewCache, toCachedView, type ViewCacheStorage } from "./view-cache.ts";
@@ -23,6 +25,10 @@ export interface PhoneOptions {
   now?: () => number;
   /** Where the last view is kept for an offline start (IndexedDB in the browser). */
   viewCache?: ViewCacheStorage;
+  /** Where the service worker leaves the answers it gave from notifications (IndexedDB in the browser). */
+  notificationAnswers?: NotificationAnswerStorage;
+  /** Where composer drafts are kept (localStorage in the browser; null keeps them in memory). */
+  draftStorage?: DraftStorage | null;
 }
 
 export class Phone {
@@ -33,7 +39,10 @@ export class Phone {
   readonly actions: PhoneActions;
   readonly live: LiveConnection;
   readonly now: () => number;
+  /** What is typed in each chat's composer and not sent yet (drafts.ts, P-26). */
+  readonly drafts: Drafts;
   readonly #viewCache: ViewCacheStorage;
+  readonly #notificationAnswers: NotificationAnswerStorage;
   /** Chats opened, most recent first: their content is what the view cache keeps. */
   #opened: string[] = [];
   #saveTimer: ReturnType<typeof setTimeout> | null = null;
@@ -43,7 +52,9 @@ export class Phone {
     this.now = opts.now ?? Date.now;
     this.outbox = new Outbox(this.api, opts.storage ?? idbOutboxStorage(), this.now);
     this.actions = new PhoneActions(this.outbox);
+    this.drafts = new Drafts(opts.draftStorage === undefined ? browserDraftStorage() : opts.draftStorage);
     this.#viewCache = opts.viewCache ?? (typeof indexedDB !== "undefined" ? idbViewCache() : memoryViewCache());
+    this.#notificationAnswers = opts.notificationAnswers ?? (typeof indexedDB !== "undefined" ? idbNotificationAnswers() : memoryNotificationAnswers());
     this.store.subscribe(() => this.#saveSoon());
     this.live = new LiveConnection({
       url: opts.liveUrl ?? liveUrl,
@@ -63,6 +74,13 @@ export class Phone {
 
   async start(): Promise<void> {
     await this.outbox.load();
+    await this.adoptNotificationAnswers();
+    // The service worker answered from a notification while the app is open (issue 30).
+    if (typeof navigator !== "undefined") {
+      navigator.serviceWorker?.addEventListener("message", (event: MessageEvent) => {
+        if ((event.data as { type?: unknown } | null)?.type === "collie-answered") void this.adoptNotificationAnswers();
+      });
+    }
     // Collie has said nothing yet: draw the last view this phone saved, marked as not current.
     try {
       const cached = await this.#viewCache.read();
@@ -75,6 +93,26 @@ export class Phone {
     // Push stays on for a phone that had it on: its subscription is registered again for this device.
     if (typeof window !== "undefined" && "serviceWorker" in navigator) void renewPush(browserPushEnv(this.api));
     if (typeof window !== "undefined") window.addEventListener("online", () => this.live.retryNow());
+  }
+
+  /**
+   * Takes in the answers the service worker gave from notifications (issue 30): the requests it
+   * left in the shared outbox (sent again with the next flush, or now when Collie is reachable),
+   * and what came back for the others, which the cards then show as if the tap had been here.
+   * Taken-in replies are let go; one still waiting for a reply stays with the service worker.
+   */
+  async adoptNotificationAnswers(): Promise<void> {
+    const added = await this.outbox.adopt();
+    let settled: NotificationAnswer[] = [];
+    try {
+      settled = (await this.#notificationAnswers.all()).filter((a) => a.reply !== null);
+    } catch {
+      // storage unreadable: the outbox still holds what was not sent
+    }
+    for (const a of settled) this.actions.remember(a.request);
+    this.store.addNotificationAnswers(settled);
+    for (const a of settled) await this.#notificationAnswers.delete(a.request.requestId).catch(() => undefined);
+    if (added > 0 && this.store.getState().status === "online") void this.outbox.flush();
   }
 
   /**

@@ -25,7 +25,16 @@ export interface PushEnv {
   api: Pick<Api, "call">;
   /** Where the endpoint this device registered is remembered. */
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+  /** Resolves after `ms` (the browser's timer; tests pass their own clock). */
+  wait(ms: number): Promise<void>;
 }
+
+/**
+ * How long the browser's push service has to give a subscription (issue 37, item 6): a browser
+ * without a reachable push service may never answer, and the switch would spin with both buttons
+ * dimmed until a reload. A real one answers in a second or two.
+ */
+export const SUBSCRIBE_TIMEOUT_MS = 10_000;
 
 /** The endpoint this device registered last, so a new subscription can name the one it replaces. */
 const ENDPOINT_KEY = "collie.pushEndpoint";
@@ -44,7 +53,16 @@ export function browserPushEnv(api: PushEnv["api"]): PushEnv {
     requestPermission: () => Notification.requestPermission(),
     api,
     storage: typeof localStorage !== "undefined" ? localStorage : memoryStorage(),
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
+}
+
+/** The browser's answer, or a PushError in words once SUBSCRIBE_TIMEOUT_MS passed without one. */
+async function inTime<T>(env: PushEnv, answer: Promise<T>): Promise<T> {
+  const late = env.wait(SUBSCRIBE_TIMEOUT_MS).then(() => {
+    throw new PushError(PUSH_WORDS.failed(PUSH_WORDS.timedOut(SUBSCRIBE_TIMEOUT_MS / 1000)));
+  });
+  return Promise.race([answer, late]);
 }
 
 function memoryStorage(): PushEnv["storage"] {
@@ -103,7 +121,7 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
   const key = fromBase64Url(keyReply.body.publicKey);
 
   let previous = env.storage.getItem(ENDPOINT_KEY);
-  let sub = await manager.getSubscription();
+  let sub = await inTime(env, manager.getSubscription());
   if (sub && !sameKey(sub.options.applicationServerKey, key)) {
     // Subscribed with another key (Collie's keys were reset): that subscription is useless now.
     previous = sub.endpoint;
@@ -111,11 +129,13 @@ export async function turnPushOn(env: PushEnv): Promise<PushState> {
     sub = null;
   }
   if (!sub) {
-    try {
-      sub = await manager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
-    } catch (err) {
+    const asked = manager.subscribe({ userVisibleOnly: true, applicationServerKey: key }).catch((err: unknown) => {
       throw new PushError(PUSH_WORDS.failed(browserRefusal(err)));
-    }
+    });
+    // A subscription that arrives after the timeout stays in the browser: the next tap, or the
+    // next start (renewPush), registers it with Collie.
+    asked.catch(() => undefined);
+    sub = await inTime(env, asked);
   }
   const json = sub.toJSON();
   if (!json.endpoint || !json.keys?.p256dh || !json.keys.auth) throw new PushError(PUSH_WORDS.failed("the browser gave no keys."));

@@ -1,7 +1,7 @@
 /**
  * The phone's display rules as pure functions (P-2…P-5, P-21), tested without a browser.
  */
-import { compareConversations, isWaiting, STRINGS } from "@colliepwa/shared";
+import { compareConversations, isWaiting, STRINGS, WORDS } from "@colliepwa/shared";
 import type { AgentSummary, Conversation } from "@colliepwa/shared";
 
 /**
@@ -27,9 +27,29 @@ export function agentRowRight(a: AgentSummary): AgentRowRight {
   }
 }
 
+/**
+ * Whether an agent has a conversation waiting on you (P-3, P-4): a ready agent's count; an agent
+ * Collie cannot reach shows no counts (P-2), so its conversations as last seen decide (`waiting`,
+ * the agent names whose last-seen conversations wait on you). An answer given meanwhile waits in
+ * Collie: the section with it stays where you can see it (issue #37), until the agent is back.
+ */
+export function waitsOnYou(a: AgentSummary, waiting: ReadonlySet<string> = NO_NAMES): boolean {
+  if (a.state === "ready") return a.counts.waiting > 0;
+  return a.state === "unreachable" && waiting.has(a.name);
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** The agents with a conversation waiting on you, from the conversations the phone holds. */
+export function agentsWithWaiting(conversations: Iterable<Conversation>): Set<string> {
+  const out = new Set<string>();
+  for (const c of conversations) if (isWaiting(c)) out.add(c.agent);
+  return out;
+}
+
 /** True while any agent has a conversation waiting on you: the section floats to the top (P-3). */
-export function sectionFloats(agents: Iterable<AgentSummary>): boolean {
-  for (const a of agents) if (a.state === "ready" && a.counts.waiting > 0) return true;
+export function sectionFloats(agents: Iterable<AgentSummary>, waiting: ReadonlySet<string> = NO_NAMES): boolean {
+  for (const a of agents) if (waitsOnYou(a, waiting)) return true;
   return false;
 }
 
@@ -43,6 +63,27 @@ export function agentTitle(a: Pick<AgentSummary, "name" | "machine">): string {
   return suffix && a.name.endsWith(suffix) ? a.name.slice(0, -suffix.length) : a.name;
 }
 
+/**
+ * How the phone names the agent with this key wherever one word names it (an ask card's caption,
+ * a closed conversation, a link back): as the dashboard does (C-1), never the crew key
+ * `desk@workshop`. Without its row yet, the key's part before `@` (agent names never hold one).
+ */
+export function agentName(key: string, summary?: Pick<AgentSummary, "name" | "machine">): string {
+  if (summary) return agentTitle(summary);
+  const at = key.lastIndexOf("@");
+  return at > 0 ? key.slice(0, at) : key;
+}
+
+/**
+ * The agent's name with its machine where one line must say both (a closed conversation's line
+ * 2): `desk, workshop` for a crew member's agent, as its dashboard row ends; `desk` for this
+ * machine's own (C-1).
+ */
+export function agentWithMachine(key: string, summary?: Pick<AgentSummary, "name" | "machine">): string {
+  const name = agentName(key, summary);
+  return summary?.machine ? `${name}, ${summary.machine}` : name;
+}
+
 /** One Durable agents section of the dashboard: this machine's (`machine` null) or a crew member's (C-1). */
 export interface AgentSection {
   machine: string | null;
@@ -50,15 +91,18 @@ export interface AgentSection {
   rows: AgentSummary[];
   /** An agent of this section waits on you: it rises above the others and the Spaces (P-3, C-1). */
   floats: boolean;
+  /** The member machine itself cannot be reached: the section says `<machine> is offline` (issue #37). */
+  offline: boolean;
 }
 
 /**
- * The dashboard's sections (C-1): this machine's first, naming no machine, then one per crew
- * member in the order they arrive. A machine without agents has no section; with "Show only what
- * needs you" on, a member's section with nothing waiting is not drawn (this machine's keeps P-4's
- * behaviour).
+ * The dashboard's sections (C-1): this machine's first, then one per crew member in the order they
+ * arrive, each a Durable agents section (`sectionHeading`). A machine without agents has no
+ * section, and neither has one whose every row "Show only what needs you" hides (P-4): no heading
+ * stands over nothing (issue #37). `waiting` names the agents whose conversations, as the phone
+ * holds them, wait on you (`agentsWithWaiting`): an unreachable agent's still count.
  */
-export function agentSections(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean): AgentSection[] {
+export function agentSections(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean, waiting: ReadonlySet<string> = NO_NAMES): AgentSection[] {
   const byMachine = new Map<string | null, AgentSummary[]>([[null, []]]);
   for (const a of agents) {
     const list = byMachine.get(a.machine) ?? [];
@@ -67,18 +111,25 @@ export function agentSections(agents: Iterable<AgentSummary>, onlyNeedsYou: bool
   }
   const out: AgentSection[] = [];
   for (const [machine, list] of byMachine) {
-    if (list.length === 0) continue;
-    const rows = visibleAgents(list, onlyNeedsYou);
-    if (machine !== null && rows.length === 0) continue;
-    out.push({ machine, rows, floats: sectionFloats(list) });
+    const rows = visibleAgents(list, onlyNeedsYou, waiting);
+    if (rows.length === 0) continue;
+    out.push({ machine, rows, floats: sectionFloats(list, waiting), offline: machine !== null && list.every((a) => a.machineOffline === true) });
   }
   return out;
 }
 
 /** The rows the section lists (P-4): all, or only agents waiting on you. */
-export function visibleAgents(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean): AgentSummary[] {
+export function visibleAgents(agents: Iterable<AgentSummary>, onlyNeedsYou: boolean, waiting: ReadonlySet<string> = NO_NAMES): AgentSummary[] {
   const list = [...agents];
-  return onlyNeedsYou ? list.filter((a) => a.state === "ready" && a.counts.waiting > 0) : list;
+  return onlyNeedsYou ? list.filter((a) => waitsOnYou(a, waiting)) : list;
+}
+
+/**
+ * A section's heading (C-1): every machine's section is a Durable agents section, as the seeds
+ * name it; this machine's names no machine, a member's adds its name: `Durable agents on workshop`.
+ */
+export function sectionHeading(machine: string | null): string {
+  return machine === null ? STRINGS.durableAgents : WORDS.screen.durableAgentsOn(machine);
 }
 
 /** Whether a conversation waits on you (the shared rule). */

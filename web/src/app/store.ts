@@ -6,6 +6,7 @@
  */
 import type { AgentSummary, Conversation, Decision, LiveMessage, PaneDetail } from "@colliepwa/shared";
 import type { LiveStatus } from "./live.ts";
+import type { NotificationAnswer } from "./notification-answers.ts";
 import type { CachedView } from "./view-cache.ts";
 
 export interface PhoneState {
@@ -22,6 +23,8 @@ export interface PhoneState {
   decisions: ReadonlyMap<string, readonly Decision[]>;
   /** Outcomes of held answers Collie delivered later (D-5), by request id. */
   heldOutcomes: ReadonlyMap<string, { status: number; body: Record<string, unknown> }>;
+  /** Answers given from notifications and what came of them (issue 30), by request id: the cards take them in. */
+  notificationAnswers: ReadonlyMap<string, NotificationAnswer>;
   /** True when Collie said this device is not paired: the app shows how to pair. */
   unpaired: boolean;
   /**
@@ -43,6 +46,7 @@ export class PhoneStore {
     details: new Map(),
     decisions: new Map(),
     heldOutcomes: new Map(),
+    notificationAnswers: new Map(),
     unpaired: false,
     cachedAt: null,
   };
@@ -90,6 +94,14 @@ export class PhoneStore {
     const decisions = new Map(this.#state.decisions);
     decisions.set(paneKey(agent, pane), list);
     this.#set({ decisions });
+  }
+
+  /** Answers the service worker gave from notifications, with their replies (issue 30). */
+  addNotificationAnswers(list: readonly NotificationAnswer[]): void {
+    if (list.length === 0) return;
+    const notificationAnswers = new Map(this.#state.notificationAnswers);
+    for (const a of list) notificationAnswers.set(a.request.requestId, a);
+    this.#set({ notificationAnswers });
   }
 
   /** Draws the phone's saved copy while Collie has not sent anything (offline start). */

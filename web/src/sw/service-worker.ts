@@ -11,12 +11,19 @@
  *
  * Push (P-27, U-2; docs/push.md): shows an ask's notification (one per agent: a burst collapses),
  * withdraws it on a clear push, shows nothing while a Collie window is visible (the app shows the
- * card), and on a tap opens the conversation at the card. A tap never answers the ask.
+ * card), and on a tap opens the conversation at the card. A notification's `Allow` / `Deny` (issue
+ * 30) answers through the app's own action layer and outbox (the same route, request id rule and
+ * storage as a tap on the card), then says what came of it in a quiet notification.
  *
- * Self-contained on purpose: it imports nothing the app imports, so the build keeps it one file
- * (./push.ts is the worker's own, and takes only types from the shared contract).
+ * Built on its own into one classic script (web/build/service-worker.ts), so it can share the
+ * app's modules and still load as /sw.js without module workers.
  */
 import { version } from "../../package.json";
+import { PhoneActions, type SendResult } from "../app/actions.ts";
+import { Api } from "../app/api.ts";
+import { answeringOn, idbNotificationAnswers, idbSettings, type NotificationAnswer } from "../app/notification-answers.ts";
+import { idbOutboxStorage, Outbox } from "../app/outbox.ts";
+import { answerRoute, answerTag, goesWithAsk, noticeOf, outcomePlan, pickedAnswer, type PickedAnswer } from "./answer.ts";
 import { clearPlan, clickUrl, collieVisible, parsePush, pickWindow, showPlan } from "./push.ts";
 
 declare const self: ServiceWorkerGlobalScope;
@@ -204,10 +211,15 @@ function inTurn(work: () => Promise<void>): Promise<void> {
 async function onPush(text: string | null): Promise<void> {
   const payload = parsePush(text);
   if (payload?.type === "clear") {
+    const buttons = await maxButtons();
     for (const n of await self.registration.getNotifications({ tag: payload.tag })) {
-      const plan = clearPlan(n.data, payload.askId, payload.tag);
+      const plan = clearPlan(n.data, payload.askId, payload.tag, buttons);
       if (plan.kind === "close") n.close();
       else if (plan.kind === "replace") await self.registration.showNotification(plan.plan.title, plan.plan.options);
+    }
+    // An answer's outcome that still waited on the ask (held, not sent yet, changed) is over too.
+    for (const n of await self.registration.getNotifications({ tag: answerTag(payload.tag, payload.askId) })) {
+      if (goesWithAsk(n.data, payload.askId)) n.close();
     }
     return;
   }
@@ -215,15 +227,122 @@ async function onPush(text: string | null): Promise<void> {
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   if (collieVisible(windows, self.location.origin)) return;
   const existing = payload ? await self.registration.getNotifications({ tag: payload.tag }) : [];
-  const plan = showPlan(payload, existing.map((n) => n.data as unknown));
+  const plan = showPlan(payload, existing.map((n) => n.data as unknown), await maxButtons());
   await self.registration.showNotification(plan.title, plan.options);
 }
 
 self.addEventListener("notificationclick", (event) => {
-  // Opens the card; never answers it (the notification has no actions).
-  event.notification.close();
-  event.waitUntil(openFromNotification(event.notification.data as unknown));
+  const n = event.notification;
+  n.close();
+  // A button answers (issue 30); the notification itself, or a button this worker does not know, opens the card.
+  const picked = event.action ? pickedAnswer(n.data, event.action, n.tag) : null;
+  event.waitUntil(picked ? answerFromNotification(n.data as unknown, picked) : openFromNotification(n.data as unknown));
 });
+
+// ---- Answering from a notification (issue 30; docs/push.md) -------------------------------------
+
+const settings = idbSettings();
+const answers = idbNotificationAnswers();
+/** The Background Sync tag under which answers that found no network are sent again. */
+const RESEND = "collie-answers";
+
+/**
+ * How many buttons a notification may show: none when this device turned answering off, or when
+ * the browser shows none (an iPhone: its notification opens the card, as before).
+ */
+async function maxButtons(): Promise<number> {
+  const shown = typeof Notification === "undefined" ? 0 : ((Notification as unknown as { maxActions?: number }).maxActions ?? 0);
+  if (shown <= 0) return 0;
+  return (await answeringOn(settings)) ? shown : 0;
+}
+
+/** The app's action layer over the app's outbox (IndexedDB): the same request ids, storage and resends as a tap. */
+function phoneActions(): { actions: PhoneActions; outbox: Outbox } {
+  const outbox = new Outbox(new Api(), idbOutboxStorage());
+  return { actions: new PhoneActions(outbox), outbox };
+}
+
+async function answerFromNotification(data: unknown, picked: PickedAnswer): Promise<void> {
+  // The switch went off after the notification showed: its buttons no longer answer, they open the card.
+  if ((await maxButtons()) === 0) return openFromNotification(data);
+  // The ask leaves its agent's notification at once (the others in it stay, with their buttons):
+  // the one showing now, should a newer push have replaced the one pressed, else what was pressed.
+  await inTurn(async () => {
+    const buttons = await maxButtons();
+    const showing = await self.registration.getNotifications({ tag: picked.tag });
+    for (const n of showing.length > 0 ? showing : [{ data, close: () => undefined }]) {
+      const plan = clearPlan(n.data, picked.ask.askId, picked.tag, buttons);
+      if (plan.kind === "close") n.close();
+      else if (plan.kind === "replace") await self.registration.showNotification(plan.plan.title, plan.plan.options);
+    }
+  });
+  const { params, body } = answerRoute(picked);
+  const tap = phoneActions().actions.answer(params, body);
+  const sent: NotificationAnswer = { request: tap.request, askId: picked.ask.askId, reply: null, at: Date.now(), notice: noticeOf(picked) };
+  // Noted before any reply, so an answer this worker could not see through is still sent again.
+  await answers.put(sent).catch(() => undefined);
+  const result = await tap.result.catch((): SendResult => ({ kind: "no-reply" }));
+  await settle(sent, result);
+}
+
+/** Keeps what an answer came to for the app, says it in a notification, and tells an open app. */
+async function settle(a: NotificationAnswer, result: SendResult): Promise<NotificationAnswer> {
+  const done: NotificationAnswer = { ...a, reply: result.kind === "reply" ? { status: result.reply.status, body: result.reply.body } : null };
+  await answers.put(done).catch(() => undefined);
+  const plan = outcomePlan(done);
+  await self.registration.showNotification(plan.title, plan.options);
+  if (done.reply === null) await resendWhenOnline();
+  for (const win of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) win.postMessage({ type: "collie-answered" });
+  return done;
+}
+
+interface SyncRegistration {
+  sync?: { register(tag: string): Promise<void> };
+}
+
+/** Asks the browser to wake this worker once the phone is online (Background Sync, where there is one). */
+async function resendWhenOnline(): Promise<void> {
+  try {
+    await (self.registration as unknown as SyncRegistration).sync?.register(RESEND);
+  } catch {
+    // no Background Sync: the app sends it from the outbox when it opens (P-26)
+  }
+}
+
+/** Background Sync's event (Chromium), which TypeScript's worker types leave out. */
+interface SyncEvent extends ExtendableEvent {
+  readonly tag: string;
+}
+
+(self as unknown as EventTarget).addEventListener("sync", (event) => {
+  const e = event as SyncEvent;
+  if (e.tag === RESEND) e.waitUntil(resendAnswers());
+});
+
+/**
+ * Sends again, from the outbox and with their request ids, the answers from notifications that
+ * found no network. One the outbox no longer holds was sent by the app meanwhile, which shows its
+ * outcome: its notification goes. Rejects while one still finds no network, so the browser tries
+ * again later.
+ */
+async function resendAnswers(): Promise<void> {
+  const waiting = (await answers.all()).filter((a) => a.reply === null);
+  if (waiting.length === 0) return;
+  const { outbox } = phoneActions();
+  await outbox.load();
+  let offline = false;
+  for (const a of waiting) {
+    if (!outbox.pending.some((p) => p.requestId === a.request.requestId)) {
+      await answers.delete(a.request.requestId);
+      for (const n of await self.registration.getNotifications({ tag: answerTag(a.notice.tag, a.askId) })) n.close();
+      continue;
+    }
+    const result = await outbox.send(a.request.requestId).catch((): SendResult => ({ kind: "no-reply" }));
+    if (result.kind === "no-reply") offline = true;
+    else await settle({ ...a, resent: true }, result);
+  }
+  if (offline) throw new Error("still no network: the browser tries again later");
+}
 
 async function openFromNotification(data: unknown): Promise<void> {
   const url = clickUrl(data, self.location.origin);

@@ -8,6 +8,8 @@
 import { createContext, useContext } from "react";
 import type { AgentSummary } from "@colliepwa/shared";
 import { WORDS } from "@colliepwa/shared/strings";
+import { usePhoneState } from "../app/react.ts";
+import { connectionBannerShown, usePhoneOnline } from "./ConnectionBanner.tsx";
 
 /** The words of the notes; listed in docs/decisions.md. */
 export const AWAY_WORDS = WORDS.away;
@@ -20,6 +22,14 @@ export const AgentAway = createContext(false);
 
 export const useAgentAway = (): boolean => useContext(AgentAway);
 
+/**
+ * The note itself, unless the connection banner shows (issue 37, item 5: one banner, not two):
+ * while Collie is not heard, the agent's state is only what Collie said last, and the banner
+ * already says what is away.
+ */
 export function AwayNote({ text }: { text: string }) {
+  const state = usePhoneState();
+  const online = usePhoneOnline();
+  if (connectionBannerShown(state, online)) return null;
   return <p className="warning agent-away" role="status" data-away="">{text}</p>;
 }

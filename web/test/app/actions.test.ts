@@ -1,7 +1,7 @@
 /**
  * The action layer (actions.ts): each action's request is built from the route table with a new
  * request id, saved once in the outbox before it is sent, and sent again unchanged (the same id
- * and body) by `retry`, whether the outbox still holds it (no reply) or let it go (a 5xx). A
+ * and body) by `retry`, whether the outbox still holds it (no reply, or a 5xx) or let it go. A
  * control that repeats an unsure tap sends the same id until the outcome is known.
  */
 import { describe, expect, it } from "vitest";
@@ -73,12 +73,16 @@ describe("phone.actions", () => {
     expect(await storage.all()).toEqual([]);
   });
 
-  it("a 5xx: the outbox let it go, and retry saves the same request again (one entry) and sends it unchanged", async () => {
-    const { sent, actions, storage } = rig([503, "network", 200]);
+  it("a 5xx: the outbox keeps it, unsure (a reload still shows it), never resends it by itself; retry sends it unchanged", async () => {
+    const { sent, actions, storage, outbox } = rig([503, "network", 200]);
     const tap = actions.answer({ agent: "desk", pane: "p1", ask: "a1" }, { revision: "0000000000000001", answer: { kind: "text", text: "yes" } });
     const first = await tap.result;
     expect(unsure(first)).toBe(true);
-    expect(actions.isPending(tap.requestId)).toBe(false);
+    expect(actions.isPending(tap.requestId)).toBe(true);
+    expect(actions.unsure(tap.requestId)).toBe(true);
+    expect((await storage.all()).map((p) => [p.requestId, p.unsure])).toEqual([[tap.requestId, true]]);
+    await outbox.flush();
+    expect(sent).toHaveLength(1);
     expect(await actions.retry(tap.requestId)).toEqual({ kind: "no-reply" });
     expect((await storage.all()).map((p) => p.requestId)).toEqual([tap.requestId]);
     expect(actions.pending("answer", { agent: "desk", pane: "p1", ask: "a1" })).toHaveLength(1);
@@ -187,7 +191,7 @@ describe("RepeatUntilSure: a tap of something else", () => {
 });
 
 describe("RepeatUntilSure after the outbox let the request go", () => {
-  it("an unsure tap pushed out of the outbox's memory by 200 later actions is sent again as it was, same id", async () => {
+  it("an unsure tap with 200 later actions after it is sent again as it was, same id", async () => {
     const { sent, actions } = rig([503, 200]);
     const repeat = new RepeatUntilSure(actions);
     let started = 0;
@@ -199,7 +203,7 @@ describe("RepeatUntilSure after the outbox let the request go", () => {
     expect(unsure(first)).toBe(true);
     const id = sent[0]!.body.requestId as string;
     await Promise.all(Array.from({ length: 201 }, (_, n) => actions.stop({ agent: "desk", pane: `p${n}` }, { turnId: null }).result));
-    expect(await actions.retry(id)).toEqual({ kind: "no-reply" }); // the outbox alone no longer knows it
+    expect(actions.unsure(id)).toBe(true); // an unsure tap stays in the outbox, however many came after
     const again = await repeat.tap(start);
     expect(again.kind === "reply" && again.reply.status).toBe(200);
     expect(started).toBe(1);

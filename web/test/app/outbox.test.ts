@@ -92,4 +92,19 @@ describe("Outbox when storage refuses (private mode, a full disk)", () => {
     expect(outbox.pending).toEqual([]);
     expect(outbox.saved("q-2")?.body.text).toBe("hi");
   });
+  it("takes in what another outbox on the same storage saved since its load, once, and sends it with its request id", async () => {
+    const storage = memoryOutboxStorage();
+    const seen: { requestId: string }[] = [];
+    const page = new Outbox(new Api("", fakeFetch([200], seen)), storage);
+    await page.load();
+    // The service worker's own outbox over the same storage: its send found no network (issue 30).
+    await new Outbox(new Api("", fakeFetch(["fail"], [])), storage).submit({ requestId: "w-1", kind: "answer", agent: "desk", pane: "p", path: "/answer", body: { requestId: "w-1" } });
+    expect(page.pending).toEqual([]);
+    expect(await page.adopt()).toBe(1);
+    expect(await page.adopt()).toBe(0);
+    expect(page.pending.map((a) => a.requestId)).toEqual(["w-1"]);
+    await page.flush();
+    expect(seen.map((b) => b.requestId)).toEqual(["w-1"]);
+    expect(await storage.all()).toEqual([]);
+  });
 });

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentSummary, Conversation } from "@colliepwa/shared";
 import {
-  agentLine2, agentRowRight, agentSections, agentTitle, conversationLine2, conversationTitle, headerLine2, sectionFloats, sortConversations, visibleAgents,
+  agentLine2, agentName, agentRowRight, agentSections, agentsWithWaiting, agentTitle, agentWithMachine, conversationLine2, conversationTitle, headerLine2,
+  sectionFloats, sectionHeading, sortConversations, visibleAgents,
 } from "../../src/app/rules.ts";
 
 const agent = (over: Partial<AgentSummary> = {}): AgentSummary => ({
@@ -99,8 +100,40 @@ describe("the dashboard's sections per machine (C-1)", () => {
     expect(answered.every((s) => !s.floats)).toBe(true);
   });
 
-  it("applies Show only what needs you across machines; an unreachable member floats nothing", () => {
+  it("applies Show only what needs you across machines, with no heading over nothing; an unreachable member floats nothing", () => {
     const list = [agent(), member("pi", "workshop", { counts: { open: 1, waiting: 1 } }), member("pi", "build", { state: "unreachable", counts: { open: 0, waiting: 0 } })];
-    expect(agentSections(list, true).map((s) => [s.machine, s.rows.length])).toEqual([[null, 0], ["workshop", 1]]);
+    expect(agentSections(list, true).map((s) => [s.machine, s.rows.length])).toEqual([["workshop", 1]]);
+    expect(agentSections([agent()], true)).toEqual([]);
+  });
+
+  it("names every section a Durable agents section: this machine's plainly, a member's with the machine (C-1)", () => {
+    expect(sectionHeading(null)).toBe("Durable agents");
+    expect(sectionHeading("workshop")).toBe("Durable agents on workshop");
+  });
+
+  it("a member that went away: its section says so, and stays up with the conversation that waited on you (issue #37)", () => {
+    const away = member("desk", "workshop", { state: "unreachable", counts: { open: 0, waiting: 0 }, machineOffline: true });
+    const waiting = agentsWithWaiting([conv({ agent: "desk@workshop", state: "waiting", openAsks: 1 }), conv({ agent: "desk", state: "idle" })]);
+    expect([...waiting]).toEqual(["desk@workshop"]);
+    // With "Show only what needs you" on: this machine's section is not drawn, the member's stays and floats.
+    const sections = agentSections([agent(), away], true, waiting);
+    expect(sections).toHaveLength(1);
+    expect(sections[0]).toMatchObject({ machine: "workshop", offline: true, floats: true });
+    expect(sections[0]!.rows).toHaveLength(1);
+    // Nothing of it waited on you: down it goes, and the filter hides it.
+    expect(agentSections([agent(), away], false).map((s) => [s.machine, s.floats, s.offline])).toEqual([[null, false, false], ["workshop", false, true]]);
+    expect(agentSections([agent(), away], true)).toEqual([]);
+    // One agent of the member unreachable on its own: the machine is not offline.
+    expect(agentSections([member("desk", "workshop", { state: "unreachable" }), member("pi", "workshop")], false)[0]!.offline).toBe(false);
+  });
+});
+
+describe("naming an agent where one word names it (C-1)", () => {
+  it("as the dashboard does, never the crew key", () => {
+    expect(agentName("desk@workshop")).toBe("desk");
+    expect(agentName("desk@workshop", agent({ name: "desk@workshop", machine: "workshop" }))).toBe("desk");
+    expect(agentName("desk")).toBe("desk");
+    expect(agentWithMachine("desk@workshop", agent({ name: "desk@workshop", machine: "workshop" }))).toBe("desk, workshop");
+    expect(agentWithMachine("desk", agent())).toBe("desk");
   });
 });

@@ -5,6 +5,7 @@
 import { act, fireEvent, waitFor, within } from "@testing-library/react";
 import type { Ask, ChoiceAsk, FormAsk, Item, PermissionAsk, TextAsk } from "@colliepwa/durable-sdk/wire";
 import type { OutboxStorage } from "../../src/app/outbox.ts";
+import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
 import { Chat } from "../../src/features/chat/Chat.tsx";
 import { detail, on, renderWith, startPhone, T0, type Call, type FakeReply, type Harness, type Route } from "../chat/harness.tsx";
 
@@ -72,9 +73,10 @@ export interface Opened extends Harness {
 }
 
 /** Starts a phone whose chat p1 holds these asks (and items), and opens the chat. */
-export async function openChat(asks: Ask[], opts: { routes?: Route[]; items?: Item[]; storage?: OutboxStorage } = {}): Promise<Opened> {
+export async function openChat(asks: Ask[], opts: { routes?: Route[]; items?: Item[]; storage?: OutboxStorage; notificationAnswers?: NotificationAnswerStorage } = {}): Promise<Opened> {
   const h = await startPhone({
     storage: opts.storage,
+    ...(opts.notificationAnswers ? { notificationAnswers: opts.notificationAnswers } : {}),
     routes: [...(opts.routes ?? []), on("GET", PANE, { status: 200, body: detail(opts.items ?? ITEMS, { asks }) })],
   });
   renderWith(h.phone, <Chat agent="desk" pane="p1" />);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { act, cleanup, fireEvent, screen, within } from "@testing-library/react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Ask } from "@colliepwa/durable-sdk/wire";
-import { on } from "../chat/harness.tsx";
+import { agentSummary, on } from "../chat/harness.tsx";
 import {
   answerPath, card, choiceAsk, formAsk, line, OK, openChat, option, permissionAsk, sendButton, T0, tap, textAsk, until,
 } from "./fixtures.tsx";
@@ -285,7 +285,27 @@ describe("unknown kinds and many asks (P-13)", () => {
   });
 });
 
+describe("right-to-left text on a card (issue 37)", () => {
+  test("the title, reason and the agent's own labels take their direction from their text; the agent's name is isolated", async () => {
+    await openChat([permissionAsk({ title: "החזר כספי להזמנה 5521?", reason: "הלקוחה ביקשה.", options: [{ id: "allow", kind: "allow", label: "אשר" }, { id: "deny", kind: "deny", label: "דחה" }] })]);
+    const c = card("a1");
+    expect(c.querySelector(".ask-title")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-reason")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-sub")!.getAttribute("dir")).toBe("auto");
+    expect(c.querySelector(".ask-caption bdi")!.textContent).toBe("desk");
+    expect(c.querySelector(".ask-caption")!.textContent).toBe(STRINGS.needsYourAnswer("desk"));
+  });
+});
+
 describe("the countdown under the title, with the phone's clock (P-9, P-16)", () => {
+  test("stays while the agent is away (issue 32): a held answer reaches the agent only if the ask is still open", async () => {
+    const expiresAt = new Date(T0 + 4 * 60_000).toISOString();
+    const h = await openChat([permissionAsk({ expiresAt })]);
+    act(() => h.deliver({ type: "agent", agent: { ...agentSummary(), state: "unreachable" } }));
+    expect(document.querySelector("[data-away]")).toBeTruthy();
+    expect(card("a1").querySelector(".ask-expiry")!.textContent).toBe("Expires in 4 min");
+  });
+
   test("Expires in 4 min, then 40 s, then Expired; the buttons stay and a late tap is sent", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const expiresAt = new Date(T0 + 4 * 60_000).toISOString();

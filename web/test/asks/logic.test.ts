@@ -167,17 +167,13 @@ describe("the card's state machine (P-14, P-15)", () => {
       line: STRINGS.mayHaveBeenApplied, frozen: true, enabled: false, retry: false,
     });
   });
-  test("receipt-dropped: the first offers Retry, a second for the same request id ends it (`May have been applied`)", () => {
-    const dropped = reply(500, { error: "receipt-dropped", message: "dropped" });
-    const first = after(IDLE, { type: "tap", sent }, { type: "result", result: dropped });
-    expect(cardLook(first)).toMatchObject({ line: STRINGS.notSureArrived, retry: true });
-    const second = after(first, { type: "retry" }, { type: "result", result: reply(500, { error: "receipt-dropped", message: "dropped" }) });
-    expect(cardLook(second)).toMatchObject({ line: STRINGS.mayHaveBeenApplied, frozen: true, retry: false, enabled: false });
-    expect(canRetry(second)).toBe(false);
-    // A new tap is a new request id: its first receipt-dropped is a first again.
-    const fresh = after(IDLE, { type: "tap", sent: { ...sent, requestId: "r-2" } }, { type: "result", result: reply(500, { error: "receipt-dropped" }) });
-    expect(fresh.dropped).toBe(true);
-    expect(cardLook(fresh).retry).toBe(true);
+  test("receipt-dropped: `May have been applied already` at once, frozen, no Retry (the agent saw this request id)", () => {
+    const first = after(IDLE, { type: "tap", sent }, { type: "result", result: reply(500, { error: "receipt-dropped", message: "dropped" }) });
+    expect(cardLook(first)).toMatchObject({ line: STRINGS.mayHaveBeenApplied, frozen: true, retry: false, enabled: false });
+    expect(canRetry(first)).toBe(false);
+    // A Retry after no reply that comes back dropped ends the same way.
+    const later = after(IDLE, { type: "tap", sent }, { type: "result", result: { kind: "no-reply" } }, { type: "retry" }, { type: "result", result: reply(500, { error: "receipt-dropped" }) });
+    expect(cardLook(later)).toMatchObject({ line: STRINGS.mayHaveBeenApplied, frozen: true, retry: false });
   });
   test("the same result is never read twice", () => {
     const res = { kind: "no-reply" as const };

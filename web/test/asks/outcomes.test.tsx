@@ -38,7 +38,10 @@ describe("each tap is one request id (P-14)", () => {
     const c = card("a1");
     expect(buttons(c).every((b) => b.disabled)).toBe(true);
     expect(option(c, "allow").getAttribute("aria-busy")).toBe("true");
-    expect(option(c, "allow").querySelector(".ask-spinner")).not.toBeNull();
+    // One pending look (issue 37): the tapped control keeps its mark and shows your line's clock.
+    expect(option(c, "allow").querySelector("[data-clock]")).not.toBeNull();
+    expect(option(c, "allow").getAttribute("data-chosen")).toBe("true");
+    expect(option(c, "deny").getAttribute("data-chosen")).toBeNull();
     expect(c.getAttribute("aria-busy")).toBe("true");
     await tap(option(c, "deny"));
     expect(h.answers("a1")).toHaveLength(1);
@@ -164,19 +167,16 @@ describe("what the card shows after a tap (P-15, P-16)", () => {
     expect(h.answers("a1")[1]).toEqual(h.answers("a1")[0]);
   });
 
-  test("receipt-dropped twice for the same request id: Retry once, then `May have been applied already` and no Retry", async () => {
+  test("receipt-dropped: `May have been applied already` at once, and no Retry that could only be dropped again", async () => {
     const dropped: FakeReply = { status: 500, body: { error: "receipt-dropped", message: "The receipt for this request was dropped." } };
-    const h = await openChat([permissionAsk()], { routes: [seq("POST", ANSWER, dropped, dropped, OK)] });
+    const h = await openChat([permissionAsk()], { routes: [seq("POST", ANSWER, dropped, OK)] });
     await tap(option(card("a1"), "allow"));
-    await until(() => expect(line(card("a1"))).toBe(STRINGS.notSureArrived));
-    await tap(retryButton(card("a1"))!);
     await until(() => expect(line(card("a1"))).toBe(STRINGS.mayHaveBeenApplied));
     const c = card("a1");
     expect(retryButton(c)).toBeNull();
     expect(c.classList.contains("ask-frozen")).toBe(true);
     expect(buttons(c).every((b) => b.disabled)).toBe(true);
-    const ids = requestIds(h);
-    expect(ids).toEqual([ids[0], ids[0]]);
+    expect(requestIds(h)).toHaveLength(1);
   });
 
   test.each([["ask-answered"], ["ask-decided"], ["ask-timed-out"], ["ask-changed"]])(

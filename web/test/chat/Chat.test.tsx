@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { act, cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { STRINGS } from "@colliepwa/shared";
+import { STRINGS, WORDS } from "@colliepwa/shared";
 import type { Ask, Item } from "@colliepwa/durable-sdk/wire";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { href } from "../../src/app/router.ts";
@@ -76,10 +76,28 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     const h1 = screen.getByRole("heading", { level: 1 });
     expect(h1.textContent).toBe(`Refund for order 5521 ${STRINGS.experimental}`);
     expect(document.querySelector(".chat-line2")!.textContent).toBe("Step 2 of 3: Save note");
+    // A right-to-left title or line 2 keeps its own direction, isolated from the badge (issue 37).
+    expect(document.querySelector(".chat-title-text")!.getAttribute("dir")).toBe("auto");
+    expect(document.querySelector(".chat-line2")!.getAttribute("dir")).toBe("auto");
     expect(screen.getByRole("link", { name: "Back" }).getAttribute("href")).toBe(href({ name: "home", agent: "desk" }));
     // The conversation goes idle: progress goes, the subtitle or workspace shows.
     act(() => h.deliver({ type: "conversation", conversation: { ...conv, state: "idle" } }));
     expect(document.querySelector(".chat-line2")!.textContent).toBe("Support");
+  });
+
+  test("a long title is cut to one line; a tap on it shows it whole, another folds it (issue 32)", async () => {
+    const long = "Refund for order 5521 — the parcel never arrived, the courier says it was left with a neighbour two streets away";
+    const conv = conversation({ title: long });
+    const h = await startPhone({ conversations: [conv], routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, conv) })] });
+    await openChat(h);
+    const title = screen.getByRole("button", { name: long });
+    expect(title.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(title);
+    expect(title.getAttribute("aria-expanded")).toBe("true");
+    expect(title.closest(".chat-title")!.classList.contains("expanded")).toBe(true);
+    fireEvent.click(title);
+    expect(title.closest(".chat-title")!.classList.contains("expanded")).toBe(false);
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe(`${long} ${STRINGS.experimental}`);
   });
 
   test("a title left empty reads `Untitled conversation`", async () => {
@@ -126,20 +144,50 @@ describe("opening the chat (P-18, P-21, P-24)", () => {
     expect(typeof call!.body!.requestId).toBe("string");
     expect(location.hash).toBe(href({ name: "home", agent: "desk" }));
   });
+
+  test("a Close the agent refuses without a reason says so, and the chat stays (issue 37)", async () => {
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", CLOSE, { status: 409, body: { error: "refused", message: "agent text" } })] });
+    await openChat(h);
+    fireEvent.click(screen.getByRole("button", { name: "Menu" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: STRINGS.closeConversation }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Close" }));
+    });
+    expect(screen.getByRole("status").textContent).toBe(WORDS.chat.refused("Close"));
+    expect(location.hash).toBe("#/agent/desk/pane/p1");
+  });
 });
 
 describe("times (grouped as messaging apps do)", () => {
-  test("a run of items in the same minute shows its time once, on its last item", async () => {
+  test("a burst (items less than 5 minutes apart) shows its time once, on its last item", async () => {
     const at = (ms: number) => new Date(Date.UTC(2026, 11, 2, 14, 0, 0) + ms).toISOString();
     const items: Item[] = [
       { kind: "user", id: "a", text: "one", ts: at(0) },
-      { kind: "reply", id: "b", text: "two", ts: at(5_000) },
-      { kind: "reply", id: "c", text: "three", ts: at(10 * 60_000) },
+      { kind: "reply", id: "b", text: "two", ts: at(65_000) },
+      { kind: "reply", id: "c", text: "three", ts: at(3 * 60_000) },
+      { kind: "reply", id: "d", text: "four", ts: at(10 * 60_000) },
     ];
     const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items) })] });
     await openChat(h);
     const times = (id: string) => document.querySelectorAll(`[data-item-id="${id}"] time`).length;
-    expect([times("a"), times("b"), times("c")]).toEqual([0, 1, 1]);
+    expect([times("a"), times("b"), times("c"), times("d")]).toEqual([0, 0, 1, 1]);
+  });
+
+  test("no time between a tool call and its card: the burst's time goes under the card (issue 32)", async () => {
+    const at = (ms: number) => new Date(T0 - 60_000 + ms).toISOString();
+    const items: Item[] = [
+      { kind: "user", id: "a", text: "Refund her", ts: at(0) },
+      { kind: "tool", id: "t", name: "refund", status: "running", call: "refund()", ts: at(2_000) },
+    ];
+    const ask: Ask = { id: "k1", revision: "0000000000000001", paneId: "p1", toolCallId: "c1", itemId: "t", title: "refund wants to run", createdAt: at(2_000), kind: "permission", options: [{ id: "allow", kind: "allow", label: "Allow" }, { id: "deny", kind: "deny", label: "Deny" }] };
+    const h = await startPhone({ routes: [on("GET", PANE, { status: 200, body: detail(items, { asks: [ask] }) })] });
+    await openChat(h);
+    expect(document.querySelectorAll("[data-item-id] time")).toHaveLength(0);
+    const slot = document.querySelector('[data-item-id="t"]')!.closest(".row-slot")!;
+    const last = slot.lastElementChild!;
+    expect(last.getAttribute("data-time-of")).toBe("t");
+    expect(last.previousElementSibling!.querySelector("[data-ask-id]")).not.toBeNull();
+    expect(document.querySelectorAll("time")).toHaveLength(1);
   });
 });
 
@@ -229,8 +277,8 @@ describe("your own line (P-20)", () => {
     await type("Hello");
     await tapSend();
     expect(ownLine()!.getAttribute("data-state")).toBe("not-confirmed");
-    expect(h.phone.outbox.pending).toHaveLength(0); // Collie answered, so the outbox let it go…
-    await tapSend(); // …and Send again saves and sends it under the same id.
+    expect(h.phone.outbox.pending).toHaveLength(1); // kept, not sure (a reload still says so)…
+    await tapSend(); // …and Send again sends it under the same id.
     const ids = h.callsTo(SEND, "POST").map((c) => c.body!.requestId);
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]);
@@ -249,6 +297,20 @@ describe("your own line (P-20)", () => {
     expect(composer().value).toBe("Do the thing");
     expect(h.phone.outbox.pending).toHaveLength(0);
     expect(document.querySelector("[data-dots]")).toBeNull();
+  });
+
+  test("Collie holds no more for the agent (429 held-full): `Not sent`, Collie's words under it, the text back in the composer", async () => {
+    const h = await startPhone({
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) }), on("POST", SEND, { status: 429, body: { error: "held-full", message: "Collie already holds 100 messages and actions (or 1 MiB) for this conversation until the durable agent is back." } })],
+    });
+    await openChat(h);
+    await type("One more while you are away");
+    await tapSend();
+    await waitFor(() => expect(ownLine()!.getAttribute("data-state")).toBe("not-sent"));
+    expect(within(ownLine()!).getByText(STRINGS.notSent)).toBeTruthy();
+    expect(within(ownLine()!).getByText(WORDS.chat.heldFull)).toBeTruthy();
+    expect(composer().value).toBe("One more while you are away");
+    expect(h.phone.outbox.pending).toHaveLength(0);
   });
 
   test("moved on: `Not sent` too, and the text comes back", async () => {
@@ -349,6 +411,18 @@ describe("the belt (P-22, P-23)", () => {
     expect(screen.getByText(STRINGS.movedOn)).toBeTruthy();
   });
 
+  test("a refused Stop (409 not-supported) says so in the chat (issue 37)", async () => {
+    const h = await startPhone({
+      conversations: [working],
+      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STOP, { status: 409, body: { error: "not-supported", message: "This conversation cannot be stopped." } })],
+    });
+    await openChat(h);
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: STRINGS.stop }));
+    });
+    expect(screen.getByText(WORDS.chat.notOffered(STRINGS.stop)).getAttribute("role")).toBe("status");
+  });
+
   test("an action tap posts `action` with the turn; each tap has a fresh request id", async () => {
     const h = await startPhone({
       conversations: [working],
@@ -392,30 +466,7 @@ describe("the belt (P-22, P-23)", () => {
     expect(screen.getByText(STRINGS.notSent)).toBeTruthy();
   });
 
-  test("while a turn runs the composer's main button is Steer; Send returns when the turn ends", async () => {
-    const h = await startPhone({
-      conversations: [working],
-      routes: [on("GET", PANE, { status: 200, body: detail(ITEMS, {}, working) }), on("POST", STEER, OK)],
-    });
-    await openChat(h);
-    const form = composer().closest("form")!;
-    expect(within(form).queryByRole("button", { name: STRINGS.send })).toBeNull();
-    const main = within(form).getByRole("button", { name: STRINGS.steer }) as HTMLButtonElement;
-    expect(main.disabled).toBe(true); // nothing typed
-    await type("Add the voucher");
-    await act(async () => {
-      fireEvent.click(within(form).getByRole("button", { name: STRINGS.steer }));
-    });
-    expect(h.callsTo(STEER, "POST")[0]!.body).toMatchObject({ text: "Add the voucher", turnId: "turn-7" });
-    expect(h.callsTo(SEND, "POST")).toHaveLength(0);
-    expect(composer().value).toBe("");
-    act(() => h.deliver({ type: "conversation", conversation: { ...working, state: "idle" } }));
-    expect(within(form).getByRole("button", { name: STRINGS.send })).toBeTruthy();
-    expect(within(form).queryByRole("button", { name: STRINGS.steer })).toBeNull();
-  });
-
   test("a turn named by a send's reply is the newest turn the phone saw", async () => {
-    // An agent without steer: Send stays the composer's button during a turn.
     const h = await startPhone({
       agents: [agentSummary({ steer: false })],
       conversations: [working],
@@ -496,5 +547,12 @@ describe("asks, long chats and a conversation that is gone", () => {
     await openChat(h);
     expect(screen.queryByText(/This conversation is closed/)).toBeNull();
     expect(screen.getByText("Loading…")).toBeTruthy();
+  });
+
+  test("before the first snapshot, a chat already read over HTTP is not called closed either", async () => {
+    const h = await startPhone({ snapshot: false, routes: [on("GET", PANE, { status: 200, body: detail(ITEMS) })] });
+    await openChat(h);
+    expect(screen.getByText("I can refund 40 EUR to the original card.")).toBeTruthy();
+    expect(screen.queryByText(/This conversation is closed/)).toBeNull();
   });
 });

@@ -50,6 +50,20 @@ describe("closed conversation (P-6)", () => {
     expect(screen.queryByRole("button", { name: STRINGS.loadMore })).toBeNull();
   });
 
+  test("times are grouped as in the open chat: one per burst, not a stamp on every item (issue 37)", async () => {
+    const at = (min: number) => new Date(Date.UTC(2026, 11, 1, 9, min)).toISOString();
+    const items: Item[] = [
+      { kind: "user", id: "h1", text: "I can't log in.", ts: at(0) },
+      { kind: "reply", id: "h2", text: "Which account?", ts: at(1) },
+      { kind: "user", id: "h3", text: "u-4471", ts: at(2) },
+      { kind: "reply", id: "h4", text: "I sent a reset link.", ts: at(30) },
+    ];
+    const h = await startPhone({ routes: [on("GET", ITEMS, { status: 200, body: { items } })] });
+    await openClosed(h);
+    const timed = [...document.querySelectorAll("[data-item-id]")].filter((el) => el.querySelector("time")).map((el) => el.getAttribute("data-item-id"));
+    expect(timed).toEqual(["h3", "h4"]);
+  });
+
   test("is named by the title the home drew for its row; opened cold it says Closed and the agent", async () => {
     const h = await startPhone({ routes: [on("GET", ITEMS, { status: 200, body: { items: [item(1)] } })] });
     const cold = await openClosed(h);

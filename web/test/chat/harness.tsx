@@ -4,8 +4,10 @@
  */
 import type { AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
 import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { DraftStorage } from "../../src/app/drafts.ts";
 import type { OutboxStorage } from "../../src/app/outbox.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
+import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
 import { CAPS, startRig, type Rig, type Route } from "../support/phone-rig.tsx";
 
 export { CAPS, deferred, FakeSocket, on, renderWith, seq, type Call, type FakeReply, type Route } from "../support/phone-rig.tsx";
@@ -43,6 +45,9 @@ export async function startPhone(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  notificationAnswers?: NotificationAnswerStorage;
+  draftStorage?: DraftStorage;
+  online?: boolean;
 } = {}): Promise<Harness> {
   const clock = { t: T0 };
   const rig = await startRig({

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { cleanup } from "@testing-library/react";
-import { STRINGS, type Conversation } from "@colliepwa/shared";
+import { STRINGS, WORDS, type Conversation } from "@colliepwa/shared";
 import type { Action } from "@colliepwa/durable-sdk/wire";
 import { CAPS } from "../support/phone-rig.tsx";
 import { headerLine2 } from "../../src/app/rules.ts";
@@ -82,12 +82,13 @@ describe("belt buttons (P-1, P-22)", () => {
     expect(empty[1]!.enabled).toBe(true);
   });
 
-  test("busy: a spinner and no tap, not dimmed; disabled: dimmed and no tap; a tap on its way is busy", () => {
-    const b = beltButtons({ caps: CAPS, state: "working", actions: [act("a", { busy: true, icon: "play" }), act("b", { disabled: true })], text: "", inFlight: new Set(["stop"]) });
+  test("busy: a spinner and no tap, not dimmed; disabled: dimmed and no tap; a tap on its way is sending (the pending clock), not busy", () => {
+    const b = beltButtons({ caps: CAPS, state: "working", actions: [act("a", { busy: true, icon: "play" }), act("b", { disabled: true }), act("c")], text: "", inFlight: new Set(["stop", "action:c"]) });
     const byKey = Object.fromEntries(b.map((x) => [x.key, x]));
-    expect(byKey["action:a"]).toMatchObject({ busy: true, enabled: false, dimmed: false });
+    expect(byKey["action:a"]).toMatchObject({ busy: true, sending: false, enabled: false, dimmed: false });
     expect(byKey["action:b"]).toMatchObject({ busy: false, enabled: false, dimmed: true });
-    expect(byKey.stop).toMatchObject({ busy: true, enabled: false, dimmed: false });
+    expect(byKey.stop).toMatchObject({ busy: false, sending: true, enabled: false, dimmed: false });
+    expect(byKey["action:c"]).toMatchObject({ busy: false, sending: true, enabled: false, dimmed: false });
   });
 
   test("icons: one of the twelve names, another draws none", () => {
@@ -109,12 +110,25 @@ describe("belt taps (P-23)", () => {
 
   test("moved on: `The conversation moved on, so the action did not run.` for stop and actions", () => {
     const movedOn = { kind: "reply" as const, reply: { status: 409, body: { error: "moved-on", message: "x" } } };
-    expect(beltNoteText(beltNote("action", movedOn))).toBe(STRINGS.movedOn);
-    expect(beltNoteText(beltNote("stop", movedOn))).toBe(STRINGS.movedOn);
+    expect(beltNoteText(beltNote("action", movedOn, "Escalate"))).toBe(STRINGS.movedOn);
+    expect(beltNoteText(beltNote("stop", movedOn, "Stop"))).toBe(STRINGS.movedOn);
     // A steer is text: refused or moved on, it is `Not sent` and goes back into the composer (P-20).
-    expect(beltNoteText(beltNote("steer", movedOn))).toBe(STRINGS.notSent);
-    expect(beltNote("action", { kind: "reply", reply: { status: 200, body: { ok: true } } })).toBeNull();
-    expect(beltNoteText(beltNote("stop", { kind: "no-reply" }))).toBe(STRINGS.sendingNotConfirmed);
-    expect(beltNoteText(beltNote("action", { kind: "reply", reply: { status: 409, body: { error: "refused", reason: "Already escalated" } } }))).toBe("Already escalated");
+    expect(beltNoteText(beltNote("steer", movedOn, "Steer"))).toBe(STRINGS.notSent);
+    expect(beltNote("action", { kind: "reply", reply: { status: 200, body: { ok: true } } }, "Escalate")).toBeNull();
+    expect(beltNoteText(beltNote("stop", { kind: "no-reply" }, "Stop"))).toBe(STRINGS.sendingNotConfirmed);
+    expect(beltNoteText(beltNote("action", { kind: "reply", reply: { status: 409, body: { error: "refused", reason: "Already escalated" } } }, "Escalate"))).toBe("Already escalated");
+  });
+
+  test("every refused tap says so (issue 37): not offered, gone, refused without a reason, Collie's own refusal", () => {
+    const reply = (status: number, body: Record<string, unknown>) => ({ kind: "reply" as const, reply: { status, body } });
+    const note = (status: number, body: Record<string, unknown>, label = "Stop") => beltNoteText(beltNote("stop", reply(status, body), label));
+    expect(note(409, { error: "not-supported", message: "This conversation cannot be stopped." })).toBe(WORDS.chat.notOffered("Stop"));
+    expect(note(404, { error: "not-found", message: "No button." }, "Escalate")).toBe(WORDS.chat.gone("Escalate"));
+    expect(note(409, { error: "refused", message: "no" })).toBe(WORDS.chat.refused("Stop"));
+    expect(note(403, { error: "caller-refused", message: "agent text" })).toBe(WORDS.chat.refused("Stop"));
+    // Collie's own code carries Collie's words; an agent's message is never passed off as them.
+    expect(note(409, { error: "agent-version-mismatch", message: "The durable agent speaks another wire version." }))
+      .toBe("Stop did not run. The durable agent speaks another wire version.");
+    expect(note(418, { error: "teapot", message: "<b>agent text</b>" })).toBe(WORDS.chat.refused("Stop"));
   });
 });

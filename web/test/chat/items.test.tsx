@@ -3,7 +3,7 @@
  * `Text shortened`, and the ask slot under its tool call (P-9).
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { cleanup, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { STRINGS } from "@colliepwa/shared";
 import type { Ask, Item } from "@colliepwa/durable-sdk/wire";
 import { shortTime } from "../../src/app/rules.ts";
@@ -20,6 +20,32 @@ function view(item: Item) {
   const { container } = render(<ItemView item={item} today={TODAY} />);
   return container.querySelector<HTMLElement>("[data-item-id]")!;
 }
+
+describe("right-to-left text (issue 37)", () => {
+  test("every agent text and your own line take their direction from their text; names are isolated; code stays left to right", () => {
+    const hebrew = "ההזמנה 5521 הוחזרה.";
+    const items: Item[] = [
+      { kind: "user", id: "u", text: "שלום, מה המצב?", ts: TS },
+      { kind: "reply", id: "r", text: hebrew, ts: TS },
+      { kind: "thinking", id: "t", text: "يجب التحقق من الطلب", ts: TS },
+      { kind: "notice", id: "n", text: "تمت الإحالة.", ts: TS },
+      { kind: "markdown", id: "m", text: "**שלום** עולם", ts: TS },
+      { kind: "link", id: "l", href: "https://example.com/he", label: "קבלה", ts: TS },
+      { kind: "tool", id: "x", name: "בדיקה", status: "done", call: "check()", output: "تم", ts: TS },
+      { kind: "code", id: "c", text: "// תגובה\nx = 1", ts: TS },
+    ];
+    const auto = (id: string, selector: string) => view(items.find((i) => i.id === id)!).querySelector(selector)!.getAttribute("dir");
+    expect(auto("u", ".bubble")).toBe("auto");
+    expect(auto("r", ".bubble")).toBe("auto");
+    expect(auto("t", ".text")).toBe("auto");
+    expect(auto("n", ".notice")).toBe("auto");
+    expect(auto("m", ".bubble")).toBe("auto");
+    expect(auto("l", ".link-label")).toBe("auto");
+    expect(auto("x", ".tool-output")).toBe("auto");
+    expect(view(items.find((i) => i.id === "x")!).querySelector("bdi.tool-name")!.textContent).toBe("בדיקה");
+    expect(auto("c", "pre")).toBe("ltr");
+  });
+});
 
 describe("item kinds (P-18)", () => {
   test("user: your own line", () => {
@@ -60,6 +86,16 @@ describe("item kinds (P-18)", () => {
     expect(el.querySelector("pre code")!.textContent).toBe("await refunds.issue({ order: \"5521\" });");
     cleanup();
     expect(view({ kind: "code", id: "c2", text: "x" }).querySelector(".code-lang")).toBeNull();
+  });
+
+  test("code: a copy button copies the block as written (issue 37); the block scrolls and can be focused", async () => {
+    const written: string[] = [];
+    Object.defineProperty(navigator, "clipboard", { value: { writeText: async (t: string) => void written.push(t) }, configurable: true });
+    const text = Array.from({ length: 150 }, (_, n) => `const line${n} = ${n};`).join("\n");
+    const el = view({ kind: "code", id: "c", text, lang: "ts", ts: TS });
+    expect(el.querySelector("pre")!.getAttribute("tabindex")).toBe("0");
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Copy the code" })));
+    expect(written).toEqual([text]);
   });
 
   test("link: a link row with its label, else the address; https only", () => {

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import type { SendResult } from "../../src/app/outbox.ts";
 import {
-  OWN_LINE_HIDE_MS, ownLines, stateOfResult, TEXT_MATCH_WINDOW_MS, type OwnSend,
+  OWN_LINE_HIDE_MS, ownLines, SENT_NOTE_MS, stateOfResult, TEXT_MATCH_WINDOW_MS, type OwnSend,
 } from "../../src/features/chat/own-lines.ts";
 
 const T0 = Date.UTC(2026, 11, 2, 14, 0, 0);
@@ -54,14 +54,20 @@ describe("line states (P-20)", () => {
     expect(echoed.lines).toEqual([]);
   });
 
-  test("`Sent` goes once the agent's finished reply to your line came; a reply still growing keeps it", () => {
+  test("`Sent` is a moment's note (issue 37): it goes once anything follows your line, and 10 s after sending at the latest", () => {
     const sent = send({ result: reply(200, { ok: true }) });
     const echo = user({ requestId: "r1" });
     expect(ownLines({ sends: [sent], items: [echo], now: T0 + 2000 }).composer).toBe("sent");
-    expect(ownLines({ sends: [sent], items: [echo, replyItem({ partial: true, ts: undefined })], now: T0 + 2000 }).composer).toBe("sent");
+    // Anything after your line's copy: a reply, growing or final, a tool call, a note.
+    expect(ownLines({ sends: [sent], items: [echo, replyItem({ partial: true, ts: undefined })], now: T0 + 2000 }).composer).toBeNull();
     expect(ownLines({ sends: [sent], items: [echo, replyItem()], now: T0 + 3000 }).composer).toBeNull();
+    const tool: Item = { kind: "tool", id: "t1", name: "refund", status: "running" };
+    expect(ownLines({ sends: [sent], items: [echo, tool], now: T0 + 3000 }).composer).toBeNull();
     // A reply before your line does not count.
     expect(ownLines({ sends: [sent], items: [replyItem({ id: "earlier" }), echo], now: T0 + 3000 }).composer).toBe("sent");
+    // An agent that answers nothing: the note still goes.
+    expect(ownLines({ sends: [sent], items: [echo], now: T0 + SENT_NOTE_MS - 1 }).composer).toBe("sent");
+    expect(ownLines({ sends: [sent], items: [echo], now: T0 + SENT_NOTE_MS }).composer).toBeNull();
   });
 
   test("a retry on its way shows the clock again", () => {
@@ -99,7 +105,6 @@ describe("replacement by the agent's copy (P-20)", () => {
     });
     expect(v.lines).toEqual([]);
     expect(v.replaced.get("r1")).toBe("u1");
-    expect(v.composer).toBe("sent");
   });
 
   test("an agent that does not echo the id: identical text within 30 s replaces the line", () => {

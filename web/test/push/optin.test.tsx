@@ -9,7 +9,7 @@ import { Api } from "../../src/app/api.ts";
 import { memoryOutboxStorage } from "../../src/app/outbox.ts";
 import { Phone } from "../../src/app/phone.ts";
 import { PhoneContext } from "../../src/app/react.ts";
-import { fromBase64Url, PUSH_WORDS, PushError, pushState, renewPush, turnPushOff, turnPushOn, type PushEnv } from "../../src/app/push.ts";
+import { fromBase64Url, PUSH_WORDS, PushError, pushState, renewPush, SUBSCRIBE_TIMEOUT_MS, turnPushOff, turnPushOn, type PushEnv } from "../../src/app/push.ts";
 import { PushSetting } from "../../src/features/dashboard/PushSetting.tsx";
 
 afterEach(() => cleanup());
@@ -42,6 +42,8 @@ const fake = {
   current: null as FakeSubscription | null,
   subscribeCalls: [] as { userVisibleOnly?: boolean; applicationServerKey?: unknown }[],
   failSubscribe: null as Error | null,
+  /** The push service never answers (a browser without a reachable one, issue 37 item 6). */
+  hangSubscribe: false,
   endpointN: 0,
 };
 
@@ -66,26 +68,37 @@ function env(opts: { permission?: NotificationPermission | null; grant?: Notific
     getSubscription: async () => fake.current,
     subscribe: async (o: { userVisibleOnly?: boolean; applicationServerKey?: unknown }) => {
       fake.subscribeCalls.push(o);
+      if (fake.hangSubscribe) return new Promise<never>(() => {});
       if (fake.failSubscribe) throw fake.failSubscribe;
       fake.current = new FakeSubscription(`https://push.example.net/send/${++fake.endpointN}`, o.applicationServerKey as Uint8Array);
       return fake.current;
     },
   };
   const api = new Api("", fetchImpl as typeof fetch);
+  // The test's clock: a wait ends only when the test says the time has passed.
+  const waits: Array<{ ms: number; done: () => void }> = [];
+  const elapse = (ms: number) => {
+    for (const w of waits.splice(0)) {
+      if (w.ms <= ms) w.done();
+      else waits.push(w);
+    }
+  };
   const e: PushEnv = {
     registration: async () => (opts.registration === false ? undefined : ({ pushManager } as unknown as ServiceWorkerRegistration)),
     permission: () => permission,
     requestPermission: async () => (permission = opts.grant ?? "granted"),
     api,
     storage: { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v), removeItem: (k) => void store.delete(k) },
+    wait: (ms) => new Promise<void>((done) => waits.push({ ms, done })),
   };
-  return { env: e, calls, store, api };
+  return { env: e, calls, store, api, elapse };
 }
 
 function reset() {
   fake.current = null;
   fake.subscribeCalls = [];
   fake.failSubscribe = null;
+  fake.hangSubscribe = false;
 }
 
 describe("renewing at app start", () => {
@@ -244,6 +257,28 @@ describe("the Settings row (P-27)", () => {
     expect(screen.getByRole("switch").getAttribute("aria-busy")).toBe("true");
     await act(async () => grant("denied"));
     expect(screen.getByRole("status").textContent).not.toBe(PUSH_WORDS.turningOn);
+  });
+
+  test("a push service that never answers: after 10 s the line says so and the switch works again", async () => {
+    reset();
+    fake.hangSubscribe = true;
+    const { env: e, elapse } = env({ permission: "granted" });
+    renderRow(e);
+    await act(async () => {});
+    await act(async () => {
+      fireEvent.click(screen.getByRole("switch"));
+    });
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.turningOn);
+    expect((screen.getByRole("switch") as HTMLInputElement).disabled).toBe(true);
+    await act(async () => elapse(SUBSCRIBE_TIMEOUT_MS - 1));
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.turningOn);
+    await act(async () => elapse(SUBSCRIBE_TIMEOUT_MS));
+    expect(screen.getByRole("status").textContent).toBe(PUSH_WORDS.failed(PUSH_WORDS.timedOut(10)));
+    expect(screen.getByRole("status").textContent).toBe("Push notifications could not be turned on: the browser's push service did not answer in 10 seconds. Try again in a moment, or another browser.");
+    const toggle = screen.getByRole("switch") as HTMLInputElement;
+    expect(toggle.disabled).toBe(false);
+    expect(toggle.checked).toBe(false);
+    expect(toggle.getAttribute("aria-busy")).toBe("false");
   });
 
   test("a failure is shown and the switch stays off", async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { PushAskPayload } from "@colliepwa/shared";
-import { clearPlan, clickUrl, collieVisible, FALLBACK, parsePush, pickWindow, readData, showPlan } from "../../src/sw/push.ts";
+import { actionId, clearPlan, clickUrl, collieVisible, FALLBACK, parsePush, pickWindow, readAction, readAnswers, readData, showPlan } from "../../src/sw/push.ts";
 
 const ORIGIN = "https://collie.example.ts.net";
 
@@ -122,4 +122,56 @@ test("no notification while a Collie window is visible", () => {
   expect(collieVisible([{ url: `${ORIGIN}/#/`, visibilityState: "hidden" }], ORIGIN)).toBe(false);
   expect(collieVisible([{ url: "https://elsewhere.example/", visibilityState: "visible" }], ORIGIN)).toBe(false);
   expect(collieVisible([], ORIGIN)).toBe(false);
+});
+
+describe("the buttons of an ask's notification (issue 30)", () => {
+  const allowDeny = {
+    kind: "permission" as const, revision: "0123456789abcdef", what: "refund",
+    options: [{ id: "allow", title: "Allow", optionKind: "allow" as const }, { id: "deny", title: "Deny", optionKind: "deny" as const }],
+  };
+  const withButtons = (id: string) => ask(id, { answers: allowDeny });
+
+  test("Allow and Deny when the push carries them and the browser shows two; each names its ask", () => {
+    expect(parsePush(JSON.stringify(withButtons("a1")))).toEqual(withButtons("a1"));
+    const plan = showPlan(withButtons("a1"), [], 2);
+    expect(plan.options.actions).toEqual([{ action: actionId(0, "a1"), title: "Allow" }, { action: actionId(1, "a1"), title: "Deny" }]);
+    expect(plan.options.data.asks[0]!.answers).toEqual(allowDeny);
+    expect(readAction(actionId(1, "a1"))).toEqual({ index: 1, askId: "a1" });
+    expect(readAction(actionId(0, "x:y:z"))).toEqual({ index: 0, askId: "x:y:z" });
+    for (const bad of ["", "allow", "answer:2:a1", "answer:0:", "answer:x:a1"]) expect(readAction(bad)).toBeNull();
+  });
+  test("none where answering is off or the browser shows none (an iPhone): the notification opens the card, as before", () => {
+    expect(showPlan(withButtons("a1"), [], 0).options).not.toHaveProperty("actions");
+    expect(showPlan(withButtons("a1"), [], 1).options).not.toHaveProperty("actions");
+    expect(showPlan(ask("a1"), [], 2).options).not.toHaveProperty("actions");
+  });
+  test("a burst shows the newest ask's buttons; a clear of it shows the next one's", () => {
+    const first = showPlan(withButtons("a1"), [], 2);
+    const second = showPlan(ask("a2"), [first.options.data], 2);
+    expect(second.options).not.toHaveProperty("actions");
+    const third = showPlan(withButtons("a3"), [second.options.data], 2);
+    expect(third.options.actions?.map((a) => a.action)).toEqual([actionId(0, "a3"), actionId(1, "a3")]);
+    const afterA2 = clearPlan(showPlan(ask("a2"), [first.options.data], 2).options.data, "a2", "collie:desk", 2);
+    if (afterA2.kind !== "replace") throw new Error("expected a replace");
+    expect(afterA2.plan.options.actions?.map((a) => a.action)).toEqual([actionId(0, "a1"), actionId(1, "a1")]);
+    expect(clearPlan(first.options.data, "zz", "collie:desk", 2)).toEqual({ kind: "keep" });
+  });
+  test("buttons it cannot trust are dropped, and the notification still shows", () => {
+    const bad: unknown[] = [
+      null, "x", [], { ...allowDeny, kind: "text" }, { ...allowDeny, revision: "" }, { ...allowDeny, revision: 5 },
+      { ...allowDeny, options: [] }, { ...allowDeny, options: [...allowDeny.options, allowDeny.options[0]] },
+      { ...allowDeny, options: [allowDeny.options[0], allowDeny.options[0]] },
+      { ...allowDeny, options: [{ id: "allow", title: "Allow" }, allowDeny.options[1]] },
+      { ...allowDeny, options: [{ ...allowDeny.options[0], optionKind: "allow-always" }, allowDeny.options[1]] },
+      { ...allowDeny, options: [{ ...allowDeny.options[0], title: "   " }, allowDeny.options[1]] },
+      { ...allowDeny, options: [{ ...allowDeny.options[0], id: 7 }, allowDeny.options[1]] },
+      { ...allowDeny, options: [{ ...allowDeny.options[0], title: "x".repeat(300) }, allowDeny.options[1]] },
+      { kind: "choice", revision: "r", what: "w", options: [{ id: "a", title: "A", optionKind: "allow" }] },
+    ];
+    for (const answers of bad) {
+      expect(readAnswers(answers)).toBeUndefined();
+      expect(parsePush(JSON.stringify({ ...ask("a1"), answers }))).toEqual(ask("a1"));
+    }
+    expect(readAnswers({ kind: "choice", revision: "r", what: "w", options: [{ id: "ups", title: "UPS" }] })).toEqual({ kind: "choice", revision: "r", what: "w", options: [{ id: "ups", title: "UPS" }] });
+  });
 });

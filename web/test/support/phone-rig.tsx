@@ -9,7 +9,9 @@ import type { ReactElement } from "react";
 import type { AgentSummary, Conversation, LiveMessage, Snapshot } from "@colliepwa/shared";
 import { ALL_CAPS, type Caps } from "@colliepwa/durable-sdk/wire";
 import { Api } from "../../src/app/api.ts";
+import { memoryDraftStorage, type DraftStorage } from "../../src/app/drafts.ts";
 import { memoryOutboxStorage, type OutboxStorage } from "../../src/app/outbox.ts";
+import type { NotificationAnswerStorage } from "../../src/app/notification-answers.ts";
 import { Phone } from "../../src/app/phone.ts";
 import type { ViewCacheStorage } from "../../src/app/view-cache.ts";
 import { PhoneContext } from "../../src/app/react.ts";
@@ -75,6 +77,11 @@ export async function startRig(opts: {
   storage?: OutboxStorage;
   snapshot?: boolean;
   viewCache?: ViewCacheStorage;
+  notificationAnswers?: NotificationAnswerStorage;
+  /** Composer drafts; a fresh map per rig unless a test passes one (a "reload" keeps it). */
+  draftStorage?: DraftStorage;
+  /** False: the WebSocket never opens (Collie is down), so nothing is flushed and no snapshot comes. */
+  online?: boolean;
 }): Promise<Rig> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -102,12 +109,14 @@ export async function startRig(opts: {
     createSocket: (url) => new FakeSocket(url) as unknown as WebSocket,
     liveUrl: () => "ws://collie.test/api/live",
     now: opts.now,
+    draftStorage: opts.draftStorage ?? memoryDraftStorage(),
     ...(opts.viewCache ? { viewCache: opts.viewCache } : {}),
+    ...(opts.notificationAnswers ? { notificationAnswers: opts.notificationAnswers } : {}),
   });
   await phone.start();
   const socket = FakeSocket.last!;
-  socket.open();
-  if (opts.snapshot !== false) {
+  if (opts.online !== false) socket.open();
+  if (opts.snapshot !== false && opts.online !== false) {
     const snapshot: Snapshot = { seq: 0, collie: { version: "0.1.0", wire: 1 }, agents: opts.agents, conversations: opts.conversations };
     socket.deliver({ type: "snapshot", snapshot });
   }

@@ -13,9 +13,9 @@ import { ChoiceBody } from "./ChoiceBody.tsx";
 import { FormBody } from "./FormBody.tsx";
 import { PermissionBody } from "./PermissionBody.tsx";
 import { Reason } from "./Reason.tsx";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 import { TextBody } from "./TextBody.tsx";
-import { useAgentAway } from "../../ui/AgentAway.tsx";
+import { agentName } from "../../app/rules.ts";
 import type { AskCardControl } from "./useAskCard.ts";
 import { answerWords } from "./answer-words.ts";
 import { useCountdown } from "./useCountdown.ts";
@@ -38,9 +38,9 @@ export interface AskCardProps {
 }
 
 export function AskCard({ agent, ask, control, now }: AskCardProps) {
-  // While the agent is away its clock is not known to run: no countdown (the chat says why).
-  const away = useAgentAway();
-  const left = useCountdown(away ? undefined : ask.expiresAt, now);
+  // The deadline stays in sight while the agent is away (issue 32): the agent answers a late tap
+  // itself (P-9), and a held answer reaches it only if the ask is still open when it is back.
+  const left = useCountdown(ask.expiresAt, now);
   const known = KNOWN.has(ask.kind);
   const look = control?.look ?? null;
   const shownAbove = useContext(UnderToolCall);
@@ -57,10 +57,12 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
       aria-label={ask.title}
       aria-busy={look?.busy || undefined}
     >
-      <div className="ask-caption">{STRINGS.needsYourAnswer(agent)}</div>
-      <div className="ask-title">{ask.title}</div>
+      {/* The agent as the dashboard names it, never the crew key `desk@workshop` (C-1); the name is
+          isolated, so a right-to-left name cannot turn the caption around (issue 37). */}
+      <div className="ask-caption">{STRINGS.needsYourAnswer("")}<bdi>{agentName(agent)}</bdi></div>
+      <div className="ask-title" dir="auto">{ask.title}</div>
       {left && <div className={`ask-expiry${left.expired ? " ask-expired" : ""}`}>{left.text}</div>}
-      {call && <code className="ask-call">{call}</code>}
+      {call && <code className="ask-call" dir="ltr">{call}</code>}
       {ask.reason && <Reason text={ask.reason} />}
       {ask.textShortened && <div className="shortened">{STRINGS.textShortened}</div>}
       {!known && <p className="ask-cannot">{STRINGS.cannotAnswer}</p>}
@@ -68,14 +70,14 @@ export function AskCard({ agent, ask, control, now }: AskCardProps) {
         <div className="ask-answer">
           {/* A changed ask gets fresh controls (a text line keeps what was typed). */}
           <Body key={ask.kind === "text" ? "text" : ask.revision} ask={ask} enabled={look.enabled} busy={look.busy ? control.state.sent : null} onAnswer={control.answer}
-            chosen={look.held ? (control.state.sent?.answer ?? null) : null} />
+            chosen={look.chosen ? (control.state.sent?.answer ?? null) : null} />
         </div>
       )}
       {look?.held && control?.state.sent && <p className="ask-line ask-held" role="status">{WORDS.held(answerWords(ask, control.state.sent.answer))}</p>}
       {look?.line && <p className={`ask-line${look.frozen ? " ask-line-final" : ""}`} role="status">{look.line}</p>}
       {control && (look?.retry || (look?.busy && control.state.retry)) && (
         <button type="button" className="ask-retry" disabled={!look.retry} onClick={control.retry}>
-          {WORDS.retry}{look.busy && <Spinner />}
+          {WORDS.retry}{look.busy && <PendingClock inside />}
         </button>
       )}
     </section>

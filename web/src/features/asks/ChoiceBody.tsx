@@ -6,7 +6,7 @@ import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import { LIMITS, type ChoiceAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 
 export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyProps<ChoiceAsk>) {
   const chosenIds = held?.kind === "choice" ? held.optionIds : [];
@@ -22,8 +22,8 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyP
             data-chosen={chosenIds.includes(o.id) || undefined}
             aria-busy={sending?.includes(o.id) || undefined}
             onClick={() => onAnswer({ kind: "choice", optionIds: [o.id] })}>
-            <span className="ask-row-label">{o.label}{sending?.includes(o.id) && <Spinner />}</span>
-            {o.description && <span className="ask-sub">{o.description}</span>}
+            <span className="ask-row-label"><bdi>{o.label}</bdi>{sending?.includes(o.id) && <PendingClock inside />}</span>
+            {o.description && <span className="ask-sub" dir="auto">{o.description}</span>}
           </button>
         ))}
       </div>
@@ -45,14 +45,14 @@ export function ChoiceBody({ ask, enabled, busy, onAnswer, chosen: held }: BodyP
       {options.map((o) => (
         <button type="button" key={o.id} className="ask-row ask-toggle-row" data-option={o.id} disabled={!enabled}
           aria-pressed={picked.has(o.id)} onClick={() => toggle(o.id)}>
-          <span className="ask-row-label"><span className="ask-check" aria-hidden="true" />{o.label}</span>
-          {o.description && <span className="ask-sub">{o.description}</span>}
+          <span className="ask-row-label"><span className="ask-check" aria-hidden="true" /><bdi>{o.label}</bdi></span>
+          {o.description && <span className="ask-sub" dir="auto">{o.description}</span>}
         </button>
       ))}
       {/* Nothing picked is an answer too (wire: 0..8 ids with `multiple`). */}
       <button type="button" className="ask-send" disabled={!enabled} aria-busy={sending !== null || undefined}
         onClick={() => onAnswer({ kind: "choice", optionIds: chosen })}>
-        {STRINGS.send}{sending && <Spinner />}
+        {STRINGS.send}{sending && <PendingClock inside />}
       </button>
     </div>
   );

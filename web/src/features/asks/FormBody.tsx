@@ -8,7 +8,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { FormAsk, FormField } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
 import { checkForm, fieldLimit, formFields, initialValues, type FieldProblem, type FormValues } from "./form.ts";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 import { charCount, clampText } from "./text-limit.ts";
 import { WORDS } from "./words.ts";
 
@@ -47,7 +47,7 @@ export function FormBody({ ask, enabled, busy, onAnswer }: BodyProps<FormAsk>) {
         <Field key={f.id} field={f} value={values[f.id]} problem={problems.get(f.id) ?? null} enabled={enabled} onChange={(v) => set(f.id, v)} />
       ))}
       <button type="submit" className="ask-send" disabled={!enabled} aria-busy={busy !== null || undefined}>
-        {STRINGS.send}{busy && <Spinner />}
+        {STRINGS.send}{busy && <PendingClock inside />}
       </button>
     </form>
   );
@@ -80,7 +80,7 @@ function Field({ field, value, problem, enabled, onChange }: FieldProps) {
   };
   const label = (
     <label className="ask-field-label" htmlFor={id}>
-      {field.label}
+      <bdi>{field.label}</bdi>
       {field.required && <span className="ask-required">{STRINGS.required}</span>}
     </label>
   );

@@ -8,7 +8,7 @@ import { STRINGS } from "@colliepwa/shared";
 import type { PermissionAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
 import { permissionButtons } from "./permission.ts";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 
 export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyProps<PermissionAsk>) {
   const [armed, setArmed] = useState(false);
@@ -43,10 +43,10 @@ export function PermissionBody({ ask, enabled, busy, onAnswer, chosen }: BodyPro
               <Reserve other={b.twoTaps ? (isArmed ? b.word : STRINGS.tapAgainToAlwaysAllow) : null}>
                 {isArmed ? STRINGS.tapAgainToAlwaysAllow : b.word}
               </Reserve>
-              {sendingId === b.option.id && <Spinner />}
+              {sendingId === b.option.id && <PendingClock inside />}
             </span>
             {(sub || b.twoTaps) && (
-              <span className="ask-sub">
+              <span className="ask-sub" dir="auto">
                 <Reserve other={b.twoTaps ? ((isArmed ? b.label : ask.tool?.name) ?? "") : null}>{sub ?? ""}</Reserve>
               </span>
             )}

@@ -8,7 +8,7 @@ export function Reason({ text }: { text: string }) {
   const { long, short } = foldReason(text);
   return (
     <div className="ask-reason-box">
-      <p className="ask-reason">{long && !open ? short : text}</p>
+      <p className="ask-reason" dir="auto">{long && !open ? short : text}</p>
       {long && (
         <button type="button" className="ask-fold" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
           {open ? WORDS.showLessReason : WORDS.showMoreReason}

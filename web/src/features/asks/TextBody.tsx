@@ -6,7 +6,7 @@ import { useState, type FormEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import type { TextAsk } from "@colliepwa/durable-sdk/wire";
 import type { BodyProps } from "./body-props.ts";
-import { Spinner } from "./Spinner.tsx";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 import { charCount, clampText, textLimit } from "./text-limit.ts";
 
 export function TextBody({ ask, enabled, busy, onAnswer }: BodyProps<TextAsk>) {
@@ -32,7 +32,7 @@ export function TextBody({ ask, enabled, busy, onAnswer }: BodyProps<TextAsk>) {
         <span className="ask-counter" aria-live="polite">{STRINGS.counter(charCount(text), limit)}</span>
         {/* An empty text is an answer the wire allows: the agent decides what nothing means. */}
         <button type="submit" className="ask-send" disabled={!enabled} aria-busy={busy !== null || undefined}>
-          {STRINGS.send}{busy && <Spinner />}
+          {STRINGS.send}{busy && <PendingClock inside />}
         </button>
       </div>
     </form>

@@ -3,16 +3,21 @@
  * agent, pane and ask, so a card that moves in the chat (its tool item arrived, a window grew)
  * keeps its tap; and which chats opened `Show N more` (P-13). A card's state is dropped once its
  * ask is no longer open in a chat the phone has loaded (except while Collie holds its answer).
+ * A card answered from a notification (issue 30) takes the state that answer came to.
  */
+import type { Answer } from "@colliepwa/durable-sdk/wire";
+import type { NotificationAnswer } from "../../app/notification-answers.ts";
 import type { Phone } from "../../app/phone.ts";
 import { paneKey } from "../../app/store.ts";
-import { IDLE, reduceCard, type CardEvent, type CardState } from "./card-state.ts";
+import { answeredElsewhere, IDLE, reduceCard, type CardEvent, type CardState } from "./card-state.ts";
 
 export const askKey = (agent: string, pane: string, ask: string): string => `${paneKey(agent, pane)}\n${ask}`;
 
 export class AsksStore {
   #cards = new Map<string, { agent: string; pane: string; ask: string; state: CardState }>();
   #opened = new Set<string>();
+  /** The request ids of answers from notifications already taken in. */
+  #adopted = new Set<string>();
   #version = 0;
   readonly #listeners = new Set<() => void>();
 
@@ -30,6 +35,22 @@ export class AsksStore {
       this.#notify();
     }
     return after;
+  }
+
+  /** Each answer given from a notification sets its card's state once: what its reply came to. */
+  adoptAnswers(answers: ReadonlyMap<string, NotificationAnswer>): void {
+    let changed = false;
+    for (const [requestId, a] of answers) {
+      if (this.#adopted.has(requestId)) continue;
+      this.#adopted.add(requestId);
+      const { revision, answer } = a.request.body as { revision?: unknown; answer?: unknown };
+      const pane = a.request.pane;
+      if (a.reply === null || pane === undefined || typeof revision !== "string" || typeof answer !== "object" || answer === null) continue;
+      const state = answeredElsewhere({ requestId, revision, answer: answer as Answer }, a.reply, a.resent === true);
+      this.#cards.set(askKey(a.request.agent, pane, a.askId), { agent: a.request.agent, pane, ask: a.askId, state });
+      changed = true;
+    }
+    if (changed) this.#notify();
   }
 
   opened(agent: string, pane: string): boolean {
@@ -83,7 +104,12 @@ export function asksStoreFor(phone: Phone): AsksStore {
         const detail = phone.store.getState().details.get(paneKey(agent, pane));
         return detail ? detail.asks.some((a) => a.id === ask) : undefined;
       });
-    phone.store.subscribe(prune);
+    const adopt = () => store.adoptAnswers(phone.store.getState().notificationAnswers);
+    adopt();
+    phone.store.subscribe(() => {
+      adopt();
+      prune();
+    });
   }
   return s;
 }

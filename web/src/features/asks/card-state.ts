@@ -10,9 +10,8 @@
  *
  * A tap is allowed when the card is idle or shows an outcome that is neither frozen nor waiting
  * for a Retry; each tap is a new request id. A Retry re-sends the same one, and its reply is read
- * as a retry (a closed or changed ask then `May have been applied already`). A second
- * `receipt-dropped` for the same request id ends the Retries the same way: sending that id again
- * can only be dropped again.
+ * as a retry (a closed or changed ask then `May have been applied already`). `receipt-dropped`
+ * ends it the same way at once (shared/src/outcomes.ts): that id was seen, a Retry is futile.
  */
 import { answerOutcome, type OutcomeView, type TapReply } from "@colliepwa/shared";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
@@ -37,8 +36,6 @@ export interface CardState {
   readonly view: OutcomeView | null;
   /** The outbox result last taken in, so the same reply is never read twice. */
   readonly handled: SendResult | null;
-  /** The agent already answered `sent.requestId` with `receipt-dropped` (P-15). */
-  readonly dropped: boolean;
 }
 
 export type CardEvent =
@@ -47,11 +44,27 @@ export type CardEvent =
   | { type: "result"; result: SendResult }
   | { type: "held-outcome"; reply: { status: number; body: Record<string, unknown> } };
 
-export const IDLE: CardState = Object.freeze({ phase: "idle", sent: null, retry: false, view: null, handled: null, dropped: false });
+export const IDLE: CardState = Object.freeze({ phase: "idle", sent: null, retry: false, view: null, handled: null });
 
 /** A tap the outbox still holds from an earlier page (P-26): not sure it arrived, Retry offered. */
 export function pendingState(sent: Sent): CardState {
-  return { phase: "outcome", sent, retry: true, view: answerOutcome(null), handled: null, dropped: false };
+  return { phase: "outcome", sent, retry: true, view: answerOutcome(null), handled: null };
+}
+
+/** An answer Collie holds for this ask (its record came from Collie: a reload, another phone). */
+export function heldState(sent: Sent): CardState {
+  return { phase: "held", sent, retry: false, view: null, handled: null };
+}
+
+/**
+ * A card's state after a tap made elsewhere on this phone, a notification's button (issue 30): as
+ * if the tap and its reply had come here. `resent`: the reply answers a second send of the request
+ * (the first found no network), read as a Retry's.
+ */
+export function answeredElsewhere(sent: Sent, reply: { status: number; body: Record<string, unknown> }, resent = false): CardState {
+  const tapped = reduceCard(IDLE, { type: "tap", sent });
+  const before = resent ? reduceCard(tapped, { type: "result", result: { kind: "no-reply" } }) : tapped;
+  return reduceCard(before, { type: "result", result: { kind: "reply", reply: reply as Extract<SendResult, { kind: "reply" }>["reply"] } });
 }
 
 /** Whether a new tap may send now. */
@@ -72,7 +85,7 @@ function awaitsReply(s: CardState): boolean {
 export function reduceCard(s: CardState, e: CardEvent): CardState {
   switch (e.type) {
     case "tap":
-      return canTap(s) ? { phase: "sending", sent: e.sent, retry: false, view: null, handled: s.handled, dropped: false } : s;
+      return canTap(s) ? { phase: "sending", sent: e.sent, retry: false, view: null, handled: s.handled } : s;
     case "retry":
       return canRetry(s) ? { ...s, phase: "sending", retry: true } : s;
     case "result": {
@@ -80,8 +93,7 @@ export function reduceCard(s: CardState, e: CardEvent): CardState {
       const reply: TapReply = e.result.kind === "reply" ? { status: e.result.reply.status, body: e.result.reply.body } : null;
       // A reply that comes while the card says "not sure" answers a re-send (e.g. after a reconnect).
       const retry = s.phase === "sending" ? s.retry : true;
-      const dropped = s.dropped || (reply !== null && reply.body.error === "receipt-dropped");
-      return { ...toOutcome(s, answerOutcome(reply, { retry, droppedBefore: s.dropped })), retry, handled: e.result, dropped };
+      return { ...toOutcome(s, answerOutcome(reply, { retry })), retry, handled: e.result };
     }
     case "held-outcome":
       if (s.phase !== "held") return s;
@@ -106,6 +118,11 @@ export interface CardLook {
   busy: boolean;
   /** Sent and held by Collie until the agent is back (202). */
   held: boolean;
+  /**
+   * The tapped answer's outcome is not known yet (on its way, held, or not sure it arrived): its
+   * control stays marked while the others dim, so you can tell which you tapped (issue 37).
+   */
+  chosen: boolean;
   /** The outcome line, if any. */
   line: string | null;
   /** Offer `Retry`. */
@@ -121,6 +138,7 @@ export function cardLook(s: CardState, sendingNow = false): CardLook {
     enabled: canTap(s) && !busy,
     busy,
     held: s.phase === "held",
+    chosen: s.sent !== null && (s.phase === "sending" || s.phase === "held" || canRetry(s)),
     line: s.phase === "outcome" ? (s.view?.line ?? null) : null,
     retry: canRetry(s) && !busy,
     frozen: s.phase === "outcome" && s.view?.frozen === true,

@@ -11,7 +11,9 @@ import type { PhoneActions, SendResult } from "../../app/actions.ts";
 import type { Phone } from "../../app/phone.ts";
 import { useActions, usePhoneState, useRead } from "../../app/react.ts";
 import { asksStoreFor } from "./asks-store.ts";
-import { canRetry, canTap, cardLook, IDLE, pendingState, type CardLook, type CardState, type Sent } from "./card-state.ts";
+import { canRetry, canTap, cardLook, heldState, IDLE, pendingState, type CardLook, type CardState, type Sent } from "./card-state.ts";
+import { paneKey } from "../../app/store.ts";
+import { heldAnswerOf } from "./held-answer.ts";
 
 export interface AskCardControl {
   state: CardState;
@@ -37,9 +39,17 @@ export function useAskCard(phone: Phone, agent: string, ask: Ask): AskCardContro
   useSyncExternalStore(store.subscribe, () => store.version);
   const actions = useActions();
   const reader = useRead();
-  const { heldOutcomes } = usePhoneState();
+  const { heldOutcomes, decisions } = usePhoneState();
+  // An answer Collie holds for this ask, as Collie told it (issue #34): after a reload, or on
+  // another phone, the card still says which answer waits instead of offering the buttons again.
+  const heldBy = heldAnswerOf(decisions.get(paneKey(agent, pane)), ask.id);
+  const heldId = heldBy?.requestId;
+  const heldAnswer = heldBy?.answer;
 
-  const base = useCallback((): CardState => pendingFor(actions, agent, pane, ask) ?? IDLE, [actions, agent, pane, ask]);
+  const base = useCallback((): CardState => {
+    const held = heldId !== undefined && heldAnswer !== undefined ? heldState({ requestId: heldId, revision: ask.revision, answer: heldAnswer }) : null;
+    return pendingFor(actions, agent, pane, ask) ?? held ?? IDLE;
+  }, [actions, agent, pane, ask, heldId, heldAnswer]);
   const state = store.card(agent, pane, ask.id) ?? base();
   const dispatch = useCallback(
     (e: Parameters<typeof store.dispatch>[3]) => store.dispatch(agent, pane, ask.id, e, base()),

@@ -11,6 +11,7 @@ import type { Action, Caps, PaneState } from "@colliepwa/durable-sdk/wire";
 import type { SendResult } from "../../app/actions.ts";
 import { usePhone } from "../../app/react.ts";
 import { beltButtons, beltNote, beltNoteText, type BeltButton, type BeltNote } from "./belt.ts";
+import { PendingClock } from "../../ui/PendingClock.tsx";
 import { Icon } from "./icons.tsx";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -70,7 +71,7 @@ export function useBelt({ agent, pane, caps, state, actions, turnId, text, setTe
       });
     }
     onReply?.(result);
-    const n = beltNote(b.kind, result);
+    const n = beltNote(b.kind, result, b.label);
     if (n?.kind === "not-sent") {
       // Refused or moved on: the steer's text goes back into the composer (P-20).
       void phone.actions.discard(sent.requestId);
@@ -93,18 +94,21 @@ export function Belt({ belt }: { belt: BeltState }) {
           <button
             key={b.key}
             type="button"
-            className={`belt-button belt-${b.kind}${b.dimmed ? " dimmed" : ""}${b.busy ? " busy" : ""}`}
+            className={`belt-button belt-${b.kind}${b.dimmed ? " dimmed" : ""}${b.busy ? " busy" : ""}${b.sending ? " sending" : ""}`}
             data-belt={b.key}
             data-dimmed={b.dimmed || undefined}
             data-busy={b.busy || undefined}
+            data-sending={b.sending || undefined}
             disabled={!b.enabled}
-            aria-busy={b.busy || undefined}
+            aria-busy={b.busy || b.sending || undefined}
             onClick={() => void tap(b)}
           >
-            {/* The spinner lies over the button's own content, which keeps its width: nothing shifts. */}
+            {/* The spinner (the agent is busy) or the clock (your tap is on its way) lies over the
+                button's own content, which keeps its width: nothing shifts. */}
             {b.icon && <Icon name={b.icon} />}
             <span className="belt-label">{b.label}</span>
             {b.busy && <span className="spinner belt-spinner" aria-hidden="true" />}
+            {b.sending && <span className="belt-spinner belt-clock"><PendingClock inside /></span>}
           </button>
         ))}
       </div>

@@ -6,29 +6,33 @@
  * composer. Opening the chat watches the pane; leaving stops watching.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Caps, Item } from "@colliepwa/durable-sdk/wire";
+import type { Ask, Caps, Item } from "@colliepwa/durable-sdk/wire";
 import type { Conversation, Decision, PaneDetail } from "@colliepwa/shared";
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { usePhone, usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { conversationTitle, headerLine2, shortTime } from "../../app/rules.ts";
+import { agentName, conversationTitle, headerLine2 } from "../../app/rules.ts";
 import { paneKey } from "../../app/store.ts";
 import { AgentAway, agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
-import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { AskSlot } from "./AskSlot.tsx";
 import { Belt, useBelt } from "./Belt.tsx";
 import { newestTurn, turnRunning } from "./belt.ts";
 import { ChatMenu } from "./ChatMenu.tsx";
+import { ChatTitle } from "./ChatTitle.tsx";
 import { Composer } from "./Composer.tsx";
 import { DecisionLine } from "./DecisionLine.tsx";
-import { isPartial, ItemView } from "./ItemView.tsx";
-import { arrange, WINDOW_SIZE } from "./list.ts";
+import { answerLines } from "./answer-lines.ts";
+import { ItemTime, ItemView } from "./ItemView.tsx";
+import { JumpToNewest, useUnread } from "./JumpToNewest.tsx";
+import { arrange, burstEnds, WINDOW_SIZE } from "./list.ts";
 import { ownLines } from "./own-lines.ts";
 import { OwnLineView, WorkingDots } from "./OwnLineView.tsx";
 import { usePinnedScroll } from "./scroll.ts";
 import { useNow } from "./useNow.ts";
-import { useOwnSends } from "./useOwnSends.ts";
+import { useDraft } from "./useDraft.ts";
+import { CHAT_WORDS } from "./words.ts";
+import { useForgetSettled, useOwnSends } from "./useOwnSends.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -66,10 +70,12 @@ export function Chat({ agent, pane }: ChatProps) {
       </main>
     );
   }
-  // A conversation closed while it was on screen stays readable, without composer or belt.
+  // A conversation closed while it was on screen stays readable, without composer or belt. Before
+  // Collie's first snapshot (a slow or failed live connection) a chat read over HTTP is not "gone":
+  // its composer stays, so a message can be typed and sent (P-26).
   return (
     <AgentAway.Provider value={away}>
-      <ChatScreen agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={!listed} away={away} />
+      <ChatScreen key={key} agent={agent} pane={pane} conversation={conversation} detail={detail} caps={caps} gone={state.loaded && !listed} away={away} />
     </AgentAway.Provider>
   );
 }
@@ -81,19 +87,14 @@ function BackLink({ agent }: { agent: string }) {
 function ClosedNote({ agent }: { agent: string }) {
   return (
     <p className="chat-closed-note" role="status">
-      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agent}</a>
+      This conversation is closed. <a href={href({ name: "home", agent })}>Back to {agentName(agent)}</a>
     </p>
   );
 }
 
 const EMPTY_ITEMS: readonly Item[] = [];
 const NO_DECISIONS: readonly Decision[] = [];
-
-/** Whether the next item shows the same time as this one (then only the later one shows it). */
-function sameTimeAsNext(item: Item, next: Item | undefined, today: number): boolean {
-  if (!next || !item.ts || !next.ts || isPartial(next)) return false;
-  return shortTime(item.ts, today) === shortTime(next.ts, today);
-}
+const NO_ASKS: readonly Ask[] = [];
 
 /** Decisions by the item they sit under; those whose item is not in the chat go at its end. */
 function placeDecisions(decisions: readonly Decision[], items: readonly Item[]): { byItem: Map<string, Decision[]>; looseDecisions: Decision[] } {
@@ -121,10 +122,19 @@ interface ChatScreenProps {
 
 function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: ChatScreenProps) {
   const phone = usePhone();
-  const [text, setText] = useState("");
+  // The composer's text is the conversation's draft: kept across reloads and restarts (P-26).
+  const [text, setText] = useDraft(agent, pane);
   const [shown, setShown] = useState(WINDOW_SIZE);
   const scroller = useRef<HTMLDivElement>(null);
-  const { onScroll, holdPosition, pin } = usePinnedScroll(scroller);
+  // Near the top, earlier items load by themselves and the place is kept (issue 37).
+  const earlierLeft = useRef(0);
+  const loadEarlier = useCallback(() => {
+    if (earlierLeft.current <= 0) return false;
+    earlierLeft.current = 0;
+    setShown((s) => s + WINDOW_SIZE);
+    return true;
+  }, []);
+  const { onScroll, holdPosition, pin, jumpToEnd, pinned, far } = usePinnedScroll(scroller, loadEarlier);
   useNow(phone.now);
   const now = phone.now();
   const today = new Date(now).setHours(0, 0, 0, 0);
@@ -153,24 +163,27 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
   for (const i of items) if (!i.ts && !seenAt.has(i.id)) seenAt.set(i.id, now);
 
   const view = ownLines({ sends: own.sends, items, now, paneState: conversation.state, seenAt });
+  useForgetSettled(view.replaced, view.expired);
   const { earlier, rows, loose } = arrange(items, detail?.asks ?? [], shown);
-  // Answers given from a phone, each under the tool call its card sat under (or at the end).
-  const decisionList = usePhoneState().decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
-  const { byItem, looseDecisions } = useMemo(() => placeDecisions(decisionList, items), [decisionList, items]);
+  const burstTimes = useMemo(() => burstEnds(items), [items]);
+  earlierLeft.current = earlier;
+  const unread = useUnread(items, pinned);
+  // Answers Collie holds whose card is not shown (answer-lines.ts), each under its tool call (or at the end).
+  const { decisions, heldOutcomes } = usePhoneState();
+  const decisionList = decisions.get(paneKey(agent, pane)) ?? NO_DECISIONS;
+  const openAsks = detail?.asks ?? NO_ASKS;
+  const { byItem, looseDecisions } = useMemo(
+    () => placeDecisions(answerLines(decisionList, openAsks, heldOutcomes), items), [decisionList, openAsks, heldOutcomes, items]);
   const unconfirmed = view.lines.filter((l) => l.state === "not-confirmed");
 
   const canSendCap = Boolean(caps?.send) && !gone;
   const typed = text.trim();
   const belt = useBelt({ agent, pane, caps, state: conversation.state, actions: conversation.actions, turnId, text, setText, onReply, away });
-  // While a turn runs the composer's main button steers (where the agent declares steer).
-  const steerButton = turnRunning(conversation.state) && !gone ? belt.buttons.find((b) => b.kind === "steer") : undefined;
   // P-20: the composer says `Sent` once the agent took your newest line (a turn it starts included).
   const sentNote = view.composer === "sent" && !typed ? STRINGS.sent : null;
-  const onSteer = () => {
-    if (!steerButton?.enabled) return;
-    pin();
-    void belt.tap(steerButton);
-  };
+  // During a turn an agent without `followUp` takes no message: Collie holds one until the turn
+  // ends, and the empty composer says so before you type (#34 item 6).
+  const afterTurn = turnRunning(conversation.state) && caps?.followUp !== true && !away;
   const onSend = () => {
     pin();
     // Sending again retries the same request id (P-20): nothing typed, or the same text again.
@@ -189,17 +202,14 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
     <main className="screen chat">
       <header className="topbar chat-header">
         <BackLink agent={agent} />
-        <div className="chat-title">
-          <h1>
-            <span className="chat-title-text">{conversationTitle(conversation)}</span> <ExperimentalBadge />
-          </h1>
-          <div className="chat-line2 muted">{headerLine2(conversation)}</div>
-        </div>
+        <ChatTitle title={conversationTitle(conversation)} line2={headerLine2(conversation)} />
         {!gone && <ChatMenu agent={agent} pane={pane} canClose={Boolean(caps?.close)} canRename={Boolean(caps?.rename)} title={conversation.title} />}
       </header>
       {away && !gone && <AwayNote text={AWAY_WORDS.chat} />}
 
-      <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
+      <div className="chat-body">
+      {/* Focusable, so a keyboard can scroll it (axe scrollable-region-focusable, issue 32). */}
+      <div className="chat-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} role="region" aria-label={CHAT_WORDS.messages}>
         <div className="chat-items" role="log" aria-live="polite" aria-relevant="additions">
           {earlier > 0 && (
             <button type="button" className="show-earlier" onClick={() => { holdPosition(); setShown((s) => s + WINDOW_SIZE); }}>
@@ -208,13 +218,21 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
           )}
           {earlier === 0 && detail?.itemsCut && <p className="items-cut muted">{WORDS.screen.earlierNotKept}</p>}
           {!detail && <p className="muted chat-loading">{WORDS.screen.loading}</p>}
-          {rows.map(({ item, asks }, n) => (
-            <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} showTime={asks.length > 0 || !sameTimeAsNext(item, rows[n + 1]?.item, today)} />
-              {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
-              {byItem.get(item.id)?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
-            </div>
-          ))}
+          {rows.map(({ item, asks }) => {
+            const decisions = byItem.get(item.id);
+            // One time per burst (issue 32), at its end: under the cards of an item that has them,
+            // never between a tool call and its card.
+            const timed = burstTimes.has(item.id);
+            const under = asks.length > 0 || decisions !== undefined;
+            return (
+              <div className="row-slot" key={item.id}>
+                <ItemView item={item} today={today} showTime={timed && !under} />
+                {asks.length > 0 && <AskSlot agent={agent} asks={asks} callAbove={item.kind === "tool" ? (item.call ?? null) : null} />}
+                {decisions?.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
+                {timed && under && <ItemTime item={item} today={today} />}
+              </div>
+            );
+          })}
           {looseDecisions.map((d) => <DecisionLine key={d.askId} decision={d} today={today} />)}
           {loose.length > 0 && <AskSlot agent={agent} asks={loose} />}
           {view.lines.map((l) => <OwnLineView key={l.requestId} line={l} onRetry={(id) => void own.retry(id).then(onReply)} />)}
@@ -222,21 +240,25 @@ function ChatScreen({ agent, pane, conversation, detail, caps, gone, away }: Cha
         </div>
         {gone && <ClosedNote agent={agent} />}
       </div>
+      {!pinned && (unread > 0 || far) && <JumpToNewest unread={unread} onJump={jumpToEnd} />}
+      </div>
 
       {!gone && (
         <footer className="chat-footer">
           <Belt belt={belt} />
-          {(caps?.send || caps?.steer) && (steerButton ? (
-            <Composer text={text} onText={setText} onSend={onSteer} canSend={steerButton.enabled} note={sentNote} action="steer" />
-          ) : (
+          {/* The composer's button is always Send (one label per action: Steer is the belt's). A
+              message sent while the agent is away, or during a turn it cannot take one in, is
+              held by Collie and delivered when it can be (docs/decisions.md). */}
+          {(caps?.send || caps?.steer) && (
             <Composer
               text={text}
               onText={setText}
               onSend={canSendCap ? onSend : null}
               canSend={typed.length > 0 || unconfirmed.length > 0}
               note={sentNote}
+              {...(afterTurn ? { placeholder: WORDS.screen.messageAfterTurn } : {})}
             />
-          ))}
+          )}
         </footer>
       )}
     </main>

@@ -11,6 +11,7 @@ import { STRINGS } from "@colliepwa/shared";
 import { sureReply, type RepeatUntilSure, type SendResult, type Tap } from "../../app/actions.ts";
 import { usePhone, useRepeatUntilSure } from "../../app/react.ts";
 import { go } from "../../app/router.ts";
+import { refusalLine } from "./refusal.ts";
 import { WORDS } from "@colliepwa/shared/strings";
 
 /** The menu's own words (docs/decisions.md). */
@@ -58,30 +59,30 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
   if (!canClose && !canRename) return null;
 
   /** What a reply came to: done, not sure (same request id on the next tap), or refused with its reason. */
-  const settle = (result: SendResult): "done" | "unsure" | "refused" => {
+  const settle = (what: string, result: SendResult): "done" | "unsure" | "refused" => {
     const reply = sureReply(result);
     if (!reply) {
       setProblem(STRINGS.sendingNotConfirmed);
       return "unsure";
     }
     if (reply.status >= 200 && reply.status < 300) return "done";
-    const reason = reply.body.reason;
-    setProblem(typeof reason === "string" && reason ? reason : null);
+    // Every refusal says so (issue 37), not only one that came with the agent's reason.
+    setProblem(refusalLine(what, reply.body));
     return "refused";
   };
 
   const target = { kind: "pane", id: pane } as const;
   /** `key` is what the tap sends: a tap that sends something else (a new title) is a new request. */
-  const run = async (taps: RepeatUntilSure, key: string, start: () => Tap) => {
+  const run = async (what: string, taps: RepeatUntilSure, key: string, start: () => Tap) => {
     setBusy(true);
     setProblem(null);
     const result = await taps.tap(key, start);
     setBusy(false);
-    return settle(result);
+    return settle(what, result);
   };
 
   const close = async () => {
-    if ((await run(closeTaps, pane, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
+    if ((await run(MENU_WORDS.close, closeTaps, pane, () => phone.actions.close({ agent }, { target }))) === "done") go({ name: "home", agent });
   };
 
   const rename = async () => {
@@ -91,7 +92,7 @@ export function ChatMenu({ agent, pane, canClose, canRename, title }: ChatMenuPr
       setOpen(false);
       return;
     }
-    if ((await run(renameTaps, JSON.stringify({ pane, title: t }), () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
+    if ((await run(MENU_WORDS.rename, renameTaps, JSON.stringify({ pane, title: t }), () => phone.actions.rename({ agent }, { target, title: t }))) === "done") {
       setStep("menu");
       setOpen(false);
     }

@@ -3,17 +3,20 @@
  * (same item views), with `Load more` while the agent has more, and no composer or belt. With the
  * reopen cap, `Reopen` asks the agent to open it again and goes to the chat of the pane it names.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Item } from "@colliepwa/durable-sdk/wire";
 import { STRINGS } from "@colliepwa/shared";
 import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
 import { closedTitle } from "../home/home.ts";
-import { ExperimentalBadge } from "../../ui/Badge.tsx";
+import { agentWithMachine } from "../../app/rules.ts";
+import { ChatTitle } from "./ChatTitle.tsx";
 import { ItemView } from "./ItemView.tsx";
+import { burstEnds } from "./list.ts";
 import { usePinnedScroll } from "./scroll.ts";
 import { loadProblem } from "./load-problem.ts";
+import { refusalLine } from "./refusal.ts";
 import "./chat.css";
 import { WORDS } from "@colliepwa/shared/strings";
 
@@ -67,25 +70,24 @@ export function ClosedConversation({ agent, session }: ClosedConversationProps) 
   }, [reader, agent, session]);
 
   const today = new Date(phone.now()).setHours(0, 0, 0, 0);
+  // One time per burst, as the open chat shows them (issue 37: it stamped every item).
+  const burstTimes = useMemo(() => burstEnds(items), [items]);
   // Named by its title when the home drew its row; a link opened cold says `Closed` (P-6).
   const title = closedTitle(agent, session);
+  // The agent as the dashboard names it (C-1): `desk`, and a member's machine after a comma.
+  const named = agentWithMachine(agent, summary);
 
   return (
     <main className="screen chat chat-closed">
       <header className="topbar chat-header">
         <a className="icon-button back" href={href({ name: "home", agent })} aria-label={WORDS.screen.back}>‹</a>
-        <div className="chat-title">
-          <h1>
-            <span className="chat-title-text">{title ?? STRINGS.closed}</span> <ExperimentalBadge />
-          </h1>
-          <div className="chat-line2 muted">{title === undefined ? agent : `${STRINGS.closed} · ${agent}`}</div>
-        </div>
+        <ChatTitle title={title ?? STRINGS.closed} line2={title === undefined ? named : `${STRINGS.closed} · ${named}`} />
       </header>
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-items">
           {items.map((item) => (
             <div className="row-slot" key={item.id}>
-              <ItemView item={item} today={today} />
+              <ItemView item={item} today={today} showTime={burstTimes.has(item.id)} />
             </div>
           ))}
           {!loaded && loading && <p className="muted chat-loading">{WORDS.screen.loading}</p>}
@@ -143,7 +145,8 @@ function Reopen({ agent, session }: { agent: string; session: string }) {
       else go({ name: "home", agent });
       return;
     }
-    setProblem(typeof body.reason === "string" && body.reason ? body.reason : null);
+    // Every refusal says so (issue 37), not only one that came with the agent's reason.
+    setProblem(refusalLine(STRINGS.reopen, body));
   };
 
   return (

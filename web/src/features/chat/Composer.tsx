@@ -2,9 +2,9 @@
  * The composer (P-20): one text box and `Send`. It clears when you send; it says `Sent` once the
  * agent took your newest line. Send with nothing typed while a line is `Sending, not confirmed`
  * sends that line again (same request id); so does sending the same text again. The text also
- * feeds `Steer` on the belt (P-22), so it lives in the chat, not here. While a turn runs (and the
- * agent declares steer) the main button is `Steer`, as chat apps turn Send into Stop: a new send
- * would only be refused then. `Send` comes back when the turn ends.
+ * feeds `Steer` on the belt (P-22), so it lives in the chat (as the conversation's draft), not
+ * here. The button is `Send` in every state of the conversation: Steer is the belt's, so one
+ * action has one label, and the composer always has a way to send.
  */
 import { useId, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
 import { STRINGS } from "@colliepwa/shared";
@@ -22,11 +22,11 @@ export interface ComposerProps {
   canSend: boolean;
   /** `Sent` once the agent took your newest line. */
   note: string | null;
-  /** What the main button does: `send` a new message, or `steer` it into the running turn. */
-  action?: "send" | "steer";
+  /** The box's hint while it is empty; `Message` unless the chat says more. */
+  placeholder?: string;
 }
 
-export function Composer({ text, onText, onSend, canSend, note, action = "send" }: ComposerProps) {
+export function Composer({ text, onText, onSend, canSend, note, placeholder = WORDS.screen.message }: ComposerProps) {
   const noteId = useId();
   // One line until used; it grows with what you type, wrapped lines included, up to the CSS cap
   // (40% of the screen), then scrolls.
@@ -51,7 +51,7 @@ export function Composer({ text, onText, onSend, canSend, note, action = "send" 
         ref={box}
         className="composer-input"
         aria-label={WORDS.screen.message}
-        placeholder={WORDS.screen.message}
+        placeholder={placeholder}
         aria-describedby={note ? noteId : undefined}
         rows={1}
         maxLength={MAX_SEND_CHARS}
@@ -60,8 +60,8 @@ export function Composer({ text, onText, onSend, canSend, note, action = "send" 
         onKeyDown={onKeyDown}
       />
       {onSend && (
-        <button type="submit" className={`composer-send composer-${action}`} aria-disabled={!canSend} disabled={!canSend}>
-          {action === "steer" ? STRINGS.steer : STRINGS.send}
+        <button type="submit" className="composer-send" aria-disabled={!canSend} disabled={!canSend}>
+          {STRINGS.send}
         </button>
       )}
       {note && <span id={noteId} className="composer-note muted" role="status">{note}</span>}

@@ -7,6 +7,7 @@ import type { Action, Caps, IconName, PaneState } from "@colliepwa/durable-sdk/w
 import { STRINGS } from "@colliepwa/shared";
 import type { SendResult } from "../../app/actions.ts";
 import { isIconName } from "./icons.tsx";
+import { refusalLine } from "./refusal.ts";
 
 /** At most this many of the agent's own buttons (S-18, P-22). */
 export const MAX_ACTIONS = 4;
@@ -19,8 +20,10 @@ export interface BeltButton {
   /** Only one of the twelve names; another name draws no icon (S-18). */
   icon?: IconName;
   actionId?: string;
-  /** A spinner instead of the icon, and no tap (P-22). */
+  /** The agent says it is busy: a spinner instead of the icon, and no tap (P-22). */
   busy: boolean;
+  /** Your tap of it is on its way: the pending clock instead of the icon, and no tap (issue 37). */
+  sending: boolean;
   /** Drawn dimmed, in place (P-22). */
   dimmed: boolean;
   /** Whether a tap does something now. */
@@ -34,7 +37,7 @@ export interface BeltInput {
   actions: readonly Action[];
   /** The composer's text: Steer sends it, so it needs some. */
   text: string;
-  /** Keys of buttons whose tap is on its way (drawn busy). */
+  /** Keys of buttons whose tap is on its way (drawn with the pending clock). */
   inFlight?: ReadonlySet<string>;
   /** The agent cannot be reached: every button is dimmed in place, nothing can act. */
   away?: boolean;
@@ -50,26 +53,27 @@ export function beltButtons(input: BeltInput): BeltButton[] {
   const running = turnRunning(state);
   const out: BeltButton[] = [];
   if (caps.steer) {
-    const busy = inFlight.has("steer");
-    const enabled = running && text.trim().length > 0 && !busy;
-    out.push({ key: "steer", kind: "steer", label: STRINGS.steer, busy, dimmed: !enabled && !busy, enabled });
+    const sending = inFlight.has("steer");
+    const enabled = running && text.trim().length > 0 && !sending;
+    out.push({ key: "steer", kind: "steer", label: STRINGS.steer, busy: false, sending, dimmed: !enabled && !sending, enabled });
   }
   if (caps.stop) {
-    const busy = inFlight.has("stop");
-    const enabled = running && !busy;
-    out.push({ key: "stop", kind: "stop", label: STRINGS.stop, busy, dimmed: !enabled && !busy, enabled });
+    const sending = inFlight.has("stop");
+    const enabled = running && !sending;
+    out.push({ key: "stop", kind: "stop", label: STRINGS.stop, busy: false, sending, dimmed: !enabled && !sending, enabled });
   }
   if (caps.actions) {
     for (const a of actions.slice(0, MAX_ACTIONS)) {
       const key = `action:${a.id}`;
-      const busy = Boolean(a.busy) || inFlight.has(key);
+      const sending = inFlight.has(key);
+      const busy = Boolean(a.busy) && !sending;
       const disabled = Boolean(a.disabled);
-      const b: BeltButton = { key, kind: "action", label: a.label, actionId: a.id, busy, dimmed: disabled, enabled: !busy && !disabled };
+      const b: BeltButton = { key, kind: "action", label: a.label, actionId: a.id, busy, sending, dimmed: disabled && !sending, enabled: !busy && !sending && !disabled };
       if (a.icon !== undefined && isIconName(a.icon)) b.icon = a.icon;
       out.push(b);
     }
   }
-  if (input.away) return out.map((b) => ({ ...b, busy: false, dimmed: true, enabled: false }));
+  if (input.away) return out.map((b) => ({ ...b, busy: false, sending: false, dimmed: true, enabled: false }));
   return out;
 }
 
@@ -84,36 +88,42 @@ export function newestTurn(conversationTurn: string | null, replyTurn: { turnId:
 }
 
 /**
- * What a belt tap's reply shows near the belt (P-23, P-20): nothing (it ran), `The conversation
- * moved on…`, `Not sent` (a steer whose text goes back), `Sending, not confirmed` (no reply, or
- * Collie could not reach the agent), or the agent's reason for a refusal.
+ * What a belt tap's reply shows near the belt (P-23, P-20): nothing (it ran), `Not sent` (a steer
+ * whose text goes back), `Sending, not confirmed` (no reply, or Collie could not reach the agent),
+ * `May have been applied already. Check the chat.` (the agent had seen the request id:
+ * `receipt-dropped`, P-15), or the refusal's line (refusal.ts): `The conversation moved on…`, the
+ * agent's reason, or Collie's words.
  */
 export type BeltNote =
-  | { kind: "moved-on" }
   | { kind: "not-sent" }
   | { kind: "not-confirmed" }
-  | { kind: "reason"; text: string }
+  | { kind: "maybe-applied" }
+  | { kind: "refused"; text: string }
   | null;
 
-export function beltNote(tap: "steer" | "stop" | "action", result: SendResult): BeltNote {
+/**
+ * What a tap of the button labelled `label` came to. Every refusal says so (issue 37): a Stop the
+ * agent does not offer (`409 not-supported`) no longer leaves the reply streaming with nothing said.
+ */
+export function beltNote(tap: "steer" | "stop" | "action", result: SendResult, label: string): BeltNote {
   if (result.kind === "no-reply") return { kind: "not-confirmed" };
   const { status, body } = result.reply;
   if (status >= 200 && status < 300) return null;
-  if (status >= 500) return { kind: "not-confirmed" };
   const code = typeof body.error === "string" ? body.error : "";
+  // The agent saw this request id before and dropped its receipt: the tap landed once already (P-15).
+  if (code === "receipt-dropped") return { kind: "maybe-applied" };
+  if (status >= 500) return { kind: "not-confirmed" };
   // A steer that was refused or moved on is `Not sent`: its text goes back (wire.md §4, P-20).
   if (tap === "steer") return { kind: "not-sent" };
-  if (code === "moved-on") return { kind: "moved-on" };
-  if (code === "refused" && typeof body.reason === "string" && body.reason) return { kind: "reason", text: body.reason };
-  return null;
+  return { kind: "refused", text: refusalLine(label, body) };
 }
 
 export function beltNoteText(note: BeltNote): string | null {
   if (!note) return null;
   switch (note.kind) {
-    case "moved-on": return STRINGS.movedOn;
     case "not-sent": return STRINGS.notSent;
     case "not-confirmed": return STRINGS.sendingNotConfirmed;
-    case "reason": return note.text;
+    case "maybe-applied": return STRINGS.mayHaveBeenApplied;
+    case "refused": return note.text;
   }
 }

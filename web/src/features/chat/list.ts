@@ -38,3 +38,26 @@ export function arrange(items: readonly Item[], asks: readonly Ask[], shown: num
   const rows = drawn.map((item) => ({ item, asks: byItem.get(item.id) ?? [] }));
   return { earlier, rows, loose };
 }
+
+/** Items closer together than this are one burst: the chat shows the burst's time once (issue 32). */
+export const BURST_GAP_MS = 5 * 60_000;
+
+/**
+ * Which items show their time, as messaging apps group them (issue 32 item 4, issue 37 item 12):
+ * one time per burst (items less than 5 minutes apart, on one day), on the burst's last finished
+ * item. An item still growing shows no time (P-19); the one before it shows the burst's time until
+ * it is final. Items without a time join the burst they sit in.
+ */
+export function burstEnds(items: readonly Item[]): Set<string> {
+  const ends = new Set<string>();
+  let last: { id: string; at: number } | null = null;
+  for (const item of items) {
+    const at = item.ts ? Date.parse(item.ts) : Number.NaN;
+    const partial = "partial" in item && item.partial === true;
+    if (Number.isNaN(at) || partial) continue;
+    if (last && (at - last.at >= BURST_GAP_MS || new Date(at).toDateString() !== new Date(last.at).toDateString())) ends.add(last.id);
+    last = { id: item.id, at };
+  }
+  if (last) ends.add(last.id);
+  return ends;
+}

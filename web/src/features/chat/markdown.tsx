@@ -1,14 +1,16 @@
 /**
  * A small, safe markdown renderer for `markdown` items (P-18, X-2). It builds React elements from
  * the text and never markup: raw HTML shows as text, and only `https:` links become links (other
- * schemes, `javascript:` included, stay plain text). Covers what chat text needs: headings, lists
- * (nested by indentation), block quotes, rules, fenced code, emphasis, strong, strikethrough,
- * inline code, links and bare https addresses. Unclosed fences (a growing item, P-19) run to the end.
+ * schemes, `javascript:` included, show their label as text). Covers what chat text needs:
+ * headings, lists (nested by indentation), block quotes, rules, fenced code (with a copy button),
+ * tables, emphasis, strong, strikethrough, inline code, links and bare https addresses. Unclosed
+ * fences (a growing item, P-19) run to the end.
  *
  * Hostile input stays cheap: delimiter searches remember a failed search, so a text full of
  * unmatched `*`, `[` or backticks costs linear time, and nesting stops at a fixed depth.
  */
 import { Fragment, useMemo, type ReactNode } from "react";
+import { CopyButton } from "./CopyButton.tsx";
 import { Cursor } from "./cursor.tsx";
 
 const MAX_DEPTH = 8;
@@ -44,7 +46,8 @@ export type Block =
   | { t: "code"; lang: string; text: string }
   | { t: "hr" }
   | { t: "quote"; blocks: Block[] }
-  | { t: "list"; ordered: boolean; start: number; items: Block[][] };
+  | { t: "list"; ordered: boolean; start: number; items: Block[][] }
+  | { t: "table"; head: string[]; rows: string[][] };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
@@ -54,6 +57,46 @@ const BULLET = /^( {0,3})([-*+])[ \t]+(.*)$/;
 const ORDERED = /^( {0,3})(\d{1,9})([.)])[ \t]+(.*)$/;
 
 const isBlank = (l: string) => l.trim() === "";
+
+/** A table's delimiter row: `| --- | :---: |` (pipes at the ends optional). */
+const TABLE_RULE = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+/** A table wider than this stays text; rows past the limit are read as text again (hostile input). */
+const MAX_TABLE_COLUMNS = 32;
+const MAX_TABLE_ROWS = 1000;
+
+/** The cells of a table row, split on pipes that are not escaped or inside inline code. */
+function tableCells(line: string): string[] {
+  let s = line.trim();
+  if (s.startsWith("|")) s = s.slice(1);
+  if (s.endsWith("|") && !s.endsWith("\\|")) s = s.slice(0, -1);
+  const cells: string[] = [];
+  let cell = "";
+  let code = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === "\\" && s[i + 1] === "|") {
+      cell += "|";
+      i++;
+    } else if (ch === "`") {
+      code = !code;
+      cell += ch;
+    } else if (ch === "|" && !code) {
+      cells.push(cell.trim());
+      cell = "";
+    } else cell += ch;
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+/** Whether lines[i] starts a table: a row with a pipe, then a delimiter row with as many columns. */
+function tableAt(lines: readonly string[], i: number): number {
+  const head = lines[i]!;
+  const rule = lines[i + 1];
+  if (rule === undefined || !head.includes("|") || !TABLE_RULE.test(rule) || !rule.includes("-")) return 0;
+  const n = tableCells(head).length;
+  return n >= 1 && n <= MAX_TABLE_COLUMNS && tableCells(rule).length === n ? n : 0;
+}
 
 function listMarker(line: string): { ordered: boolean; start: number; marker: string; indent: number; rest: string } | null {
   const b = BULLET.exec(line);
@@ -118,6 +161,21 @@ export function parseBlocks(text: string, depth = 0): Block[] {
       out.push({ t: "code", lang: fence[2] ?? "", text: body.join("\n") });
       continue;
     }
+    const columns = tableAt(lines, i);
+    if (columns > 0) {
+      const head = tableCells(line);
+      const rows: string[][] = [];
+      i += 2;
+      while (i < lines.length && !isBlank(lines[i]!) && lines[i]!.includes("|") && rows.length < MAX_TABLE_ROWS) {
+        // A row with fewer cells is padded, one with more is cut (GFM).
+        const cells = tableCells(lines[i]!).slice(0, columns);
+        while (cells.length < columns) cells.push("");
+        rows.push(cells);
+        i++;
+      }
+      out.push({ t: "table", head, rows });
+      continue;
+    }
     const heading = HEADING.exec(line);
     if (heading) {
       out.push({ t: "h", level: heading[1]!.length, text: heading[2] ?? "" });
@@ -179,7 +237,7 @@ export function parseBlocks(text: string, depth = 0): Block[] {
     }
     const para: string[] = [line.trim()];
     i++;
-    while (i < lines.length && !isBlank(lines[i]!) && !startsBlock(lines[i]!)) {
+    while (i < lines.length && !isBlank(lines[i]!) && !startsBlock(lines[i]!) && tableAt(lines, i) === 0) {
       para.push(lines[i]!.trim());
       i++;
     }
@@ -250,13 +308,11 @@ class Inline {
         if (link) {
           flush();
           const href = safeHref(link.url);
-          if (href) {
-            const label = this.#depth < MAX_DEPTH ? new Inline(link.label, this.#depth + 1, false).render() : link.label;
-            out.push(<ExternalLink key={this.#k()} href={href}>{label}</ExternalLink>);
-          } else {
-            // Not https: the whole thing stays plain text, nothing to tap (X-2).
-            pushText(out, s.slice(i, link.end), () => this.#k());
-          }
+          const label = this.#depth < MAX_DEPTH ? new Inline(link.label, this.#depth + 1, false).render() : link.label;
+          if (href) out.push(<ExternalLink key={this.#k()} href={href}>{label}</ExternalLink>);
+          // Not https (`javascript:`, `http:`, `data:`): the label alone, as text, nothing to tap
+          // (X-2); the raw `[label](url)` read as noise (issue 37).
+          else out.push(<span key={this.#k()} className="md-unlinked">{label}</span>);
           i = link.end;
           continue;
         }
@@ -408,7 +464,25 @@ export function renderInline(text: string): ReactNode[] {
 
 // ---- render ----------------------------------------------------------------------------------
 
-function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string): ReactNode[] {
+/**
+ * The page level of each markdown heading level an item uses: the chat's title is the page's h1,
+ * so the item's topmost heading is an h2 and each deeper level it uses one more, whatever `#`s
+ * the agent wrote (`##` then `####` reads h2, h3): a screen reader's outline never skips a level.
+ */
+function headingLevels(blocks: readonly Block[]): Map<number, number> {
+  const used = new Set<number>();
+  const walk = (bs: readonly Block[]): void => {
+    for (const b of bs) {
+      if (b.t === "h") used.add(b.level);
+      else if (b.t === "quote") walk(b.blocks);
+      else if (b.t === "list") b.items.forEach(walk);
+    }
+  };
+  walk(blocks);
+  return new Map([...used].sort((a, b) => a - b).map((level, n) => [level, Math.min(6, n + 2)]));
+}
+
+function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string, levels: Map<number, number>): ReactNode[] {
   return blocks.map((b, n) => {
     const last = n === blocks.length - 1;
     const t = last ? tail : null;
@@ -417,23 +491,38 @@ function renderBlocks(blocks: Block[], tail: ReactNode, prefix: string): ReactNo
       case "p":
         return <p key={key}>{renderInline(b.text)}{t}</p>;
       case "h": {
-        // The page's own headings come first: markdown `#` is a level-3 heading in the chat.
-        const Tag = `h${Math.min(6, b.level + 2)}` as "h3" | "h4" | "h5" | "h6";
+        const Tag = `h${levels.get(b.level) ?? 6}` as "h2" | "h3" | "h4" | "h5" | "h6";
         return <Tag key={key} className={`md-h md-h${b.level}`}>{renderInline(b.text)}{t}</Tag>;
       }
       case "code":
         return (
-          <pre key={key} className="md-code" data-lang={b.lang || undefined}>
-            <code>{b.text}</code>{t}
-          </pre>
+          <div key={key} className="md-code-block">
+            {b.text && <CopyButton text={b.text} />}
+            <pre className="md-code" data-lang={b.lang || undefined} tabIndex={0}>
+              <code>{b.text}</code>{t}
+            </pre>
+          </div>
+        );
+      case "table":
+        // Wider than the bubble: it scrolls sideways inside it (focusable, so a keyboard can too).
+        return (
+          <Fragment key={key}>
+            <div className="md-table-wrap" tabIndex={0}>
+              <table className="md-table">
+                <thead><tr>{b.head.map((c, n) => <th key={n} scope="col">{renderInline(c)}</th>)}</tr></thead>
+                <tbody>{b.rows.map((r, m) => <tr key={m}>{r.map((c, n) => <td key={n}>{renderInline(c)}</td>)}</tr>)}</tbody>
+              </table>
+            </div>
+            {t}
+          </Fragment>
         );
       case "hr":
         return <Fragment key={key}><hr />{t}</Fragment>;
       case "quote":
-        return <blockquote key={key}>{renderBlocks(b.blocks, t, `${key}.`)}</blockquote>;
+        return <blockquote key={key}>{renderBlocks(b.blocks, t, `${key}.`, levels)}</blockquote>;
       case "list": {
         const items = b.items.map((item, m) => (
-          <li key={m}>{renderBlocks(item, m === b.items.length - 1 ? t : null, `${key}.${m}.`)}</li>
+          <li key={m}>{renderBlocks(item, m === b.items.length - 1 ? t : null, `${key}.${m}.`, levels)}</li>
         ));
         return b.ordered
           ? <ol key={key} start={b.start === 1 ? undefined : b.start}>{items}</ol>
@@ -452,7 +541,7 @@ export function Markdown({ text, cursor = false }: { text: string; cursor?: bool
   const rendered = useMemo(() => {
     const blocks = parseBlocks(text);
     const tail = cursor ? <Cursor /> : null;
-    return blocks.length === 0 ? tail : renderBlocks(blocks, tail, "b");
+    return blocks.length === 0 ? tail : renderBlocks(blocks, tail, "b", headingLevels(blocks));
   }, [text, cursor]);
   return <div className="markdown">{rendered}</div>;
 }

@@ -3,13 +3,16 @@
  * made (or found pending in the outbox after a reload, P-26), what each send came to, the chat's
  * items and the time. No React, no clock of its own: `now` is passed in, so tests set it.
  *
- * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), until
- *   the agent's finished reply to it comes.
+ * - sending / sent → a small clock; the composer says `Sent` once the agent took it (2xx), for a
+ *   moment: until anything follows your line in the chat, 10 s at most.
  * - held (`202 {held: true}`: the agent is unreachable, Collie keeps the message and delivers it
  *   once the agent is back) → the clock and a note saying so; never hidden, never lost.
  * - no reply, or Collie could not reach the agent (5xx) → `Sending, not confirmed`; a tap retries
  *   with the same request id.
- * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer.
+ * - `receipt-dropped` → `May have been applied already. Check the chat.`, no retry: the agent saw
+ *   this request id before (P-15's words for an answer; the same id again could only be dropped).
+ * - refused or moved on (any 4xx) → `Not sent`; the text goes back into the composer. Collie's own
+ *   refusal to hold more for an agent that is away (`429 held-full`) says so under it.
  * - the agent's `user` item with our request id replaces the line; for an agent that does not echo
  *   the id, a `user` item with the same text within 30 s of sending does.
  * - a line the agent never writes back is hidden 10 minutes after it was sent.
@@ -22,10 +25,12 @@ import type { SendResult } from "../../app/actions.ts";
 export const TEXT_MATCH_WINDOW_MS = 30_000;
 /** A line the agent never writes back is hidden after this long (P-20). */
 export const OWN_LINE_HIDE_MS = 10 * 60_000;
+/** `Sent` under the composer is a moment's note: it goes this long after sending at the latest. */
+export const SENT_NOTE_MS = 10_000;
 /** How far the agent's clock may run behind the phone's and still count as "after sending". */
 export const CLOCK_SKEW_MS = 2_000;
 
-export type OwnLineState = "sending" | "sent" | "held" | "not-confirmed" | "not-sent";
+export type OwnLineState = "sending" | "sent" | "held" | "not-confirmed" | "maybe-applied" | "not-sent";
 
 /** One send the phone made in this chat. */
 export interface OwnSend {
@@ -45,6 +50,8 @@ export interface OwnLine {
   text: string;
   createdAt: number;
   state: OwnLineState;
+  /** A `Not sent` line Collie would not hold: it keeps no more for the agent now (issue 28). */
+  heldFull?: true;
 }
 
 export interface OwnLinesInput {
@@ -79,6 +86,8 @@ export function stateOfResult(result: SendResult | undefined): OwnLineState {
   if (s >= 200 && s < 300) return "sent";
   // 4xx: refused, moved on, not supported, bad request… nothing ran; the text goes back.
   if (s >= 400 && s < 500) return "not-sent";
+  // The agent saw this request id and dropped its receipt: the message arrived once already.
+  if (result.reply.body.error === "receipt-dropped") return "maybe-applied";
   // 503/504 agent-unreachable and other 5xx: it may not have arrived; retry with the same id.
   return "not-confirmed";
 }
@@ -149,7 +158,9 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
     }
     // A `Not sent` line gave its text back to the composer; a newer send supersedes it.
     if (state === "not-sent" && s !== newest) continue;
-    lines.push({ requestId: s.requestId, text: s.text, createdAt: s.createdAt, state });
+    const line: OwnLine = { requestId: s.requestId, text: s.text, createdAt: s.createdAt, state };
+    if (state === "not-sent" && s.result?.kind === "reply" && s.result.reply.body.error === "held-full") line.heldFull = true;
+    lines.push(line);
   }
 
   const last = lines.at(-1);
@@ -157,14 +168,14 @@ export function ownLines(input: OwnLinesInput): OwnLinesView {
   if (last) dots = last.state === "sending" || last.state === "sent";
   else dots = echoIsNewest(items, now, paneState, seenAt);
 
-  // `Sent` until the agent has answered your newest line: a finished reply after its copy makes the
-  // note stale (it would sit under the composer for the rest of the chat).
+  // `Sent` is a moment's note (issue 37: it never cleared): it goes once anything follows your line's
+  // copy in the chat (a reply, a tool call, a card's tool, a note), and 10 s after sending at the latest.
   let composer: "sent" | null = null;
-  if (newest && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
+  if (newest && now - newest.createdAt < SENT_NOTE_MS && (replaced.has(newest.requestId) || ownLineState(newest) === "sent")) {
     const copy = replaced.get(newest.requestId);
     const at = copy === undefined ? -1 : items.findIndex((i) => i.id === copy);
-    const answered = at >= 0 && items.slice(at + 1).some((i) => (i.kind === "reply" || i.kind === "markdown") && !("partial" in i && i.partial));
-    if (!answered) composer = "sent";
+    const followed = at >= 0 && at < items.length - 1;
+    if (!followed) composer = "sent";
   }
 
   return { lines, replaced, expired, dots, composer };

@@ -1,28 +1,69 @@
 /**
  * Keeps a chat pinned to its newest line while new items arrive, as long as the reader is at the
- * bottom (P-18); a reader who scrolled up stays where they are. Adding earlier items above keeps
- * the lines on screen in place.
+ * bottom (P-18); a reader who scrolled up stays where they are, and the chat offers a way back
+ * (`pinned` false: the jump-to-newest pill). Adding earlier items above keeps the lines on screen
+ * in place; scrolling near the top asks for them by itself.
  */
-import { useCallback, useLayoutEffect, useRef, type RefObject } from "react";
+import { useCallback, useLayoutEffect, useRef, useState, type RefObject } from "react";
 
 /** Within this many pixels of the end counts as "at the bottom". */
 export const PIN_SLACK_PX = 48;
+/** Within this many pixels of the top, earlier items load by themselves (issue 37). */
+export const LOAD_EARLIER_PX = 400;
 
-export function usePinnedScroll(ref: RefObject<HTMLElement | null>) {
+export interface PinnedScroll {
+  onScroll: () => void;
+  /** Call before adding content above the lines on screen. */
+  holdPosition: () => void;
+  /** Follow the end again (you sent something: you want to see it). */
+  pin: () => void;
+  /** Scrolls to the newest line and follows it again (the jump-to-newest pill). */
+  jumpToEnd: () => void;
+  /** Whether the reader is at the end (then new lines keep it in view); a state, for drawing. */
+  pinned: boolean;
+  /** Whether the reader is more than a screen above the end. */
+  far: boolean;
+}
+
+/**
+ * `nearTop` runs when a scroll brings the reader near the top; it returns true when it adds
+ * earlier items above, and the place on screen is kept (issue 37: no tap on `Show earlier`).
+ */
+export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: () => boolean): PinnedScroll {
   const atBottom = useRef(true);
+  const [pinned, setPinned] = useState(true);
+  const [far, setFar] = useState(false);
   /** Distance from the end to keep when content is added above (Show earlier). */
   const keepFromEnd = useRef<number | null>(null);
+  const topHandler = useRef(nearTop);
+  topHandler.current = nearTop;
+
+  const setAtBottom = useCallback((at: boolean) => {
+    atBottom.current = at;
+    setPinned(at);
+  }, []);
 
   const onScroll = useCallback(() => {
     const el = ref.current;
     if (!el) return;
-    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
-  }, [ref]);
+    const fromEnd = el.scrollHeight - el.scrollTop - el.clientHeight;
+    setAtBottom(fromEnd <= PIN_SLACK_PX);
+    setFar(fromEnd > el.clientHeight);
+    // Near the top of a chat that scrolls: earlier items, if any, come by themselves. Once per
+    // render: the held place is restored (and this guard cleared) when they are drawn.
+    if (el.scrollTop <= LOAD_EARLIER_PX && keepFromEnd.current === null && el.scrollHeight > el.clientHeight && topHandler.current?.()) {
+      keepFromEnd.current = el.scrollHeight - el.scrollTop;
+    }
+  }, [ref, setAtBottom]);
 
-  /** Follow the end again (you sent something: you want to see it). */
-  const pin = useCallback(() => {
-    atBottom.current = true;
-  }, []);
+  const pin = useCallback(() => setAtBottom(true), [setAtBottom]);
+
+  const jumpToEnd = useCallback(() => {
+    const el = ref.current;
+    setAtBottom(true);
+    setFar(false);
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [ref, setAtBottom]);
 
   /** Call before adding content above the lines on screen. */
   const holdPosition = useCallback(() => {
@@ -37,7 +78,7 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>) {
     if (keepFromEnd.current !== null) {
       el.scrollTop = el.scrollHeight - keepFromEnd.current;
       keepFromEnd.current = null;
-      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
+      setAtBottom(el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX);
     } else if (atBottom.current) {
       el.scrollTop = el.scrollHeight;
     }
@@ -57,5 +98,5 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>) {
     return () => ro.disconnect();
   }, [ref]);
 
-  return { onScroll, holdPosition, pin };
+  return { onScroll, holdPosition, pin, jumpToEnd, pinned, far };
 }

@@ -122,3 +122,20 @@ export function useOwnSends(agent: string, pane: string, onTextBack: (text: stri
 
   return { sends, send, retry };
 }
+
+/**
+ * Lets the outbox forget sends whose fate the chat shows (issue 37: an unsure send is kept, so a
+ * reload still says `Sending, not confirmed`): one the agent's copy replaced has landed; an unsure
+ * one hidden after 10 minutes (P-20) is given up. A send still on its way, or one Collie holds,
+ * stays; so does one that never reached Collie (the outbox sends it when the connection is back).
+ */
+export function useForgetSettled(replaced: ReadonlyMap<string, string>, expired: ReadonlySet<string>): void {
+  const actions = useActions();
+  const done = [...replaced.keys(), ...[...expired].filter((id) => actions.unsure(id))]
+    .filter((id) => actions.isPending(id) && !actions.sending(id) && !actions.held(id))
+    .join(" ");
+  useEffect(() => {
+    if (!done) return;
+    for (const id of done.split(" ")) void actions.discard(id);
+  }, [done, actions]);
+}

@@ -1,13 +1,15 @@
 /**
  * The dashboard (P-1…P-4, P-17, C-1): a Durable agents section per machine of the crew, this
- * machine's first, then one per member titled with its name; one row per agent. A section floats
- * to the top while one of its conversations waits on you; none is drawn when no agent is attached.
+ * machine's first (`Durable agents`), then one per member (`Durable agents on workshop`, with
+ * `workshop is offline` while it cannot be reached); one row per agent. A section floats to the
+ * top while one of its conversations waits on you; none is drawn when no agent is attached, or
+ * when "Show only what needs you" hides all of its rows.
  */
-import { useState, type ReactNode } from "react";
-import { STRINGS, type AgentSummary } from "@colliepwa/shared";
+import { useMemo, useState } from "react";
+import type { AgentSummary } from "@colliepwa/shared";
 import { usePhoneState } from "../../app/react.ts";
 import { href } from "../../app/router.ts";
-import { agentLine2, agentRowRight, agentSections, agentTitle, type AgentSection } from "../../app/rules.ts";
+import { agentLine2, agentRowRight, agentSections, agentsWithWaiting, agentTitle, sectionHeading, type AgentSection } from "../../app/rules.ts";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import { readOnlyNeedsYou } from "./settings.ts";
 import { PushOffer } from "./PushOffer.tsx";
@@ -20,15 +22,16 @@ export function Dashboard() {
   const state = usePhoneState();
   const [onlyNeedsYou] = useState(readOnlyNeedsYou);
   const agents = [...state.agents.values()];
-  const sections = agentSections(agents, onlyNeedsYou);
+  const waiting = useMemo(() => agentsWithWaiting(state.conversations.values()), [state.conversations]);
+  const sections = agentSections(agents, onlyNeedsYou, waiting);
   const shown = sections.reduce((n, s) => n + s.rows.length, 0);
-  // The filter hides every agent: say so, in this machine's section (never a bare heading).
+  // The filter hides every agent: say so on its own, never under a heading with nothing in it.
   const filterNote = agents.length > 0 && shown === 0 ? (
     <p className="muted filter-note" role="status">
       {FILTER_WORDS.nothing(agents.length)} <a href={href({ name: "settings" })}>{FILTER_WORDS.settings}</a>
     </p>
   ) : null;
-  const draw = (s: AgentSection) => <AgentsSection key={s.machine ?? ""} section={s} note={s.machine === null ? filterNote : null} />;
+  const draw = (s: AgentSection) => <AgentsSection key={s.machine ?? ""} section={s} />;
   return (
     <main className="screen dashboard">
       <header className="topbar">
@@ -42,19 +45,21 @@ export function Dashboard() {
         {state.loaded && agents.length === 0 && <p className="muted">{WORDS.screen.noAgents}</p>}
       </section>
       {sections.filter((s) => !s.floats).map(draw)}
+      {filterNote}
     </main>
   );
 }
 
-function AgentsSection({ section, note }: { section: AgentSection; note: ReactNode }) {
+function AgentsSection({ section }: { section: AgentSection }) {
   const id = section.machine === null ? "durable-agents" : `durable-agents-${section.machine}`;
   return (
-    <section className={`durable-section${section.floats ? " floats" : ""}`} aria-labelledby={id} data-floats={section.floats} data-machine={section.machine ?? ""}>
-      <h2 id={id}>{section.machine ?? STRINGS.durableAgents}</h2>
+    <section className={`durable-section${section.floats ? " floats" : ""}`} aria-labelledby={id} data-floats={section.floats} data-machine={section.machine ?? ""}
+      data-offline={section.offline || undefined}>
+      <h2 id={id}>{sectionHeading(section.machine)}</h2>
+      {section.offline && section.machine !== null && <p className="muted machine-offline" role="status">{WORDS.screen.machineOffline(section.machine)}</p>}
       <ul className="rows">
         {section.rows.map((a) => <AgentRow key={a.name} agent={a} />)}
       </ul>
-      {note}
     </section>
   );
 }

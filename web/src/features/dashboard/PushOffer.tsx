@@ -69,7 +69,7 @@ export function PushOffer({ env: given }: { env?: PushEnv }) {
       <p>{PUSH_WORDS.offer}</p>
       <div className="push-offer-choices">
         <button type="button" onClick={done} disabled={busy}>{PUSH_WORDS.offerNo}</button>
-        <button type="button" className="push-offer-yes" onClick={() => void yes()} disabled={busy} aria-busy={busy || undefined}>{PUSH_WORDS.offerYes}</button>
+        <button type="button" className="push-offer-yes button-primary" onClick={() => void yes()} disabled={busy} aria-busy={busy || undefined}>{PUSH_WORDS.offerYes}</button>
       </div>
       {note && <p className="setting-note" role="status">{note}</p>}
     </section>

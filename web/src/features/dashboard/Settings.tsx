@@ -1,9 +1,13 @@
-/** Settings (P-4, P-27): "Show only what needs you", kept on this device, and the push opt-in. */
+/**
+ * Settings (P-4, P-27): "Show only what needs you", kept on this device, the push opt-in, and
+ * whether a notification's buttons answer (issue 30).
+ */
 import { useState } from "react";
 import { STRINGS } from "@colliepwa/shared";
 import { href } from "../../app/router.ts";
 import { readOnlyNeedsYou, writeOnlyNeedsYou } from "./settings.ts";
 import { PushSetting } from "./PushSetting.tsx";
+import { AnswerSetting } from "./AnswerSetting.tsx";
 import { WORDS } from "@colliepwa/shared/strings";
 
 export function Settings() {
@@ -27,6 +31,7 @@ export function Settings() {
         />
       </label>
       <PushSetting />
+      <AnswerSetting />
     </main>
   );
 }

@@ -9,12 +9,13 @@ import { STRINGS, type AlwaysAllowedPage, type Conversation, type HistoryRow } f
 import { sureReply } from "../../app/actions.ts";
 import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/react.ts";
 import { go, href } from "../../app/router.ts";
-import { agentTitle, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
+import { agentName, conversationLine2, conversationTitle, shortTime, sortConversations } from "../../app/rules.ts";
 import { agentAway, AWAY_WORDS, AwayNote } from "../../ui/AgentAway.tsx";
 import { ExperimentalBadge } from "../../ui/Badge.tsx";
 import {
-  agentConversations, closedRows, closedRowTime, MARK_LABEL, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
+  agentConversations, closedRows, closedRowTime, openedPane, openSetKey, refusalReason, rowMark, versionWarning,
 } from "./home.ts";
+import { Mark } from "./Mark.tsx";
 import { useHistory } from "./useHistory.ts";
 import "./home.css";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -29,7 +30,8 @@ export function AgentHome({ agent }: { agent: string }) {
   // P-8: an agent without the history cap shows its open conversations alone, no Closed, no note.
   const hasHistory = caps?.history === true;
   const wire = { agent: summary?.wire.agent ?? null, collie: summary?.wire.collie ?? state.collie?.wire ?? 1 };
-  const history = useHistory(agent, hasHistory, trigger, wire);
+  const away = agentAway(summary);
+  const history = useHistory(agent, hasHistory, trigger, wire, away);
   const closed = useMemo(() => closedRows(history.rows, open), [history.rows, open]);
   const moreOpen = useMoreOpen(agent, open.length, summary?.counts.open ?? 0);
   const now = phone.now();
@@ -54,9 +56,13 @@ export function AgentHome({ agent }: { agent: string }) {
     <main className="screen agent-home">
       <header className="topbar">
         <a className="icon-button" href={href({ name: "dashboard" })} aria-label={WORDS.screen.back}>‹</a>
-        <h1>
-          {summary ? agentTitle(summary) : agent} <ExperimentalBadge />
-        </h1>
+        <div className="home-title">
+          <h1>
+            {agentName(agent, summary)} <ExperimentalBadge />
+          </h1>
+          {/* Two agents named `desk` on two machines: the header says whose (C-1, issue #37). */}
+          {summary?.machine && <div className="home-line2 muted" data-machine={summary.machine}>{summary.machine}</div>}
+        </div>
         {caps?.starters === true && (
           <a className="home-new" href={href({ name: "new", agent })} aria-label={STRINGS.newConversation}>
             <span aria-hidden="true">+</span> New
@@ -64,7 +70,7 @@ export function AgentHome({ agent }: { agent: string }) {
         )}
       </header>
       {warning !== null && <p className="warning" role="alert">{warning}</p>}
-      {agentAway(summary) && <AwayNote text={AWAY_WORDS.home} />}
+      {away && <AwayNote text={AWAY_WORDS.home} />}
       {!state.loaded && <p className="muted">{WORDS.screen.connecting}</p>}
       {open.length > 0 && (
         <ul className="rows home-open" aria-label={WORDS.screen.openConversations}>
@@ -92,6 +98,11 @@ export function AgentHome({ agent }: { agent: string }) {
       {always.length > 0 && (
         <section className="home-always" aria-labelledby="home-always-heading">
           <h2 id="home-always-heading">{WORDS.screen.alwaysAllowed}</h2>
+          {/* What it means and how it ends (issue #32), one tap away. */}
+          <details className="always-what">
+            <summary>{WORDS.screen.alwaysAllowedWhat}</summary>
+            <p className="muted">{WORDS.screen.alwaysAllowedMeans}</p>
+          </details>
           <ul className="always-list">
             {always.map((t) => (
               <li key={t.tool} data-tool={t.tool}>
@@ -137,7 +148,8 @@ function useMoreOpen(agent: string, loaded: number, total: number): { more: bool
 
 /**
  * The tools a phone answered `Always allow` for on this agent (issue 21), read once per visit and
- * again when a new decision comes in. The agent itself remembers them (S-27); this is the trace.
+ * again when a new decision comes in or the agent's open asks change. The agent itself remembers
+ * them (S-27); this is Collie's record, which ends a tool when the agent asks about it again.
  */
 function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
   const reader = useRead();
@@ -148,19 +160,22 @@ function useAlwaysAllowed(agent: string): AlwaysAllowedPage["tools"] {
     for (const [key, list] of decisions) if (key.startsWith(`${agent}\n`)) n += list.filter((d) => d.optionKind === "allow-always").length;
     return n;
   }, [decisions, agent]);
+  // An ask about a tool ends its `Always allowed` (what the agent says now, issue #37): read again
+  // when the agent's open asks change.
+  const conversations = usePhoneState().conversations;
+  const asks = useMemo(() => {
+    const parts: string[] = [];
+    for (const c of conversations.values()) if (c.agent === agent && c.openAsks > 0) parts.push(`${c.id}:${c.openAsks}`);
+    return parts.sort().join(" ");
+  }, [conversations, agent]);
   useEffect(() => {
     // Offline, or refused: the list stays as it was.
     void reader.fresh("alwaysAllowed", { agent }).then((r) => {
       if (r.kind === "reply" && r.reply.status === 200 && Array.isArray(r.reply.body.tools)) setTools(r.reply.body.tools);
     });
     return () => reader.drop();
-  }, [reader, agent, alwaysCount]);
+  }, [reader, agent, alwaysCount, asks]);
   return tools;
-}
-
-function Mark({ c }: { c: Conversation }) {
-  const mark = rowMark(c);
-  return <span className={`mark mark-${mark}`} role="img" aria-label={MARK_LABEL[mark]} data-mark={mark} />;
 }
 
 function OpenRow({ c, now }: { c: Conversation; now: number }) {
@@ -169,7 +184,7 @@ function OpenRow({ c, now }: { c: Conversation; now: number }) {
   return (
     <li>
       <a className={`row conv-row conv-${mark}`} href={href({ name: "chat", agent: c.agent, pane: c.id })} data-pane={c.id}>
-        <Mark c={c} />
+        <Mark mark={mark} />
         <span className="row-main">
           <span className="row-line1">
             <span className="row-title">{conversationTitle(c)}</span>
@@ -226,6 +241,7 @@ function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: History
     <li className="closed-item">
       <div className="row closed-row" data-session={row.id}>
         <a className="closed-link" href={href({ name: "closed", agent, session: row.id })}>
+          <Mark mark="closed" />
           <span className="row-main">
             <span className="row-line1">
               <span className="row-title">{conversationTitle(row)}</span>

@@ -11,19 +11,20 @@ export const HISTORY_PAGE = 100;
 /** The largest page the wire allows (`LIMITS.historyPageMax`). */
 export const HISTORY_PAGE_MAX = 500;
 
-/** A row's state mark (P-5): waiting on you, working, or idle. */
-export type RowMark = "waiting" | "working" | "idle";
+/** A row's state mark (P-5): waiting on you, working or idle (open rows), closed (the Closed group). */
+export type RowMark = "waiting" | "working" | "idle" | "closed";
 
-export function rowMark(c: Conversation): RowMark {
+export function rowMark(c: Conversation): Exclude<RowMark, "closed"> {
   if (isWaiting(c)) return "waiting";
   return c.state === "working" ? "working" : "idle";
 }
 
-/** The mark's accessible name (the mark itself is a coloured dot). */
+/** The mark's meaning in words: its accessible name and tooltip (Mark.tsx draws its shape). */
 export const MARK_LABEL: Readonly<Record<RowMark, string>> = Object.freeze({
   waiting: "Waiting on you",
   working: "Working",
   idle: "Idle",
+  closed: STRINGS.closed,
 });
 
 /** The open conversations of one agent, from the store (P-7: they draw at once). */

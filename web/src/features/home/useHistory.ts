@@ -35,7 +35,12 @@ function outcomeOf(r: ReadResult<HistoryPage>): HistoryOutcome {
   return { kind: "error", status: 0, body: null };
 }
 
-export function useHistory(agent: string, enabled: boolean, trigger: string, wire: WireVersions): HistoryView & { loadMore: () => void } {
+/**
+ * `away`: Collie cannot reach the agent (the home's note says so, issue #32 item 3): no read is
+ * made, no note of a failed read is shown (one state, one sentence), and what was drawn stays;
+ * the list is read again when the agent is back.
+ */
+export function useHistory(agent: string, enabled: boolean, trigger: string, wire: WireVersions, away = false): HistoryView & { loadMore: () => void } {
   const reader = useRead();
   const [view, setView] = useState<HistoryView>(EMPTY);
   /** Pages of 100 drawn: the first read (or a re-read) and each `Load more`. */
@@ -46,7 +51,7 @@ export function useHistory(agent: string, enabled: boolean, trigger: string, wir
   });
 
   useEffect(() => {
-    if (!enabled) return;
+    if (!enabled || away) return;
     setView((v) => ({ ...v, loading: true, loadingMore: false }));
     const limit = refreshLimit(pagesDrawn.current);
     void reader.fresh("history", { agent }, { limit }).then((r) => {
@@ -60,7 +65,7 @@ export function useHistory(agent: string, enabled: boolean, trigger: string, wir
         setView((v) => ({ ...v, note: historyNote(outcome, wireRef.current), loading: false }));
       }
     });
-  }, [reader, agent, enabled, trigger]);
+  }, [reader, agent, enabled, trigger, away]);
 
   const loadMore = useCallback(() => {
     const cursor = view.next;
@@ -79,5 +84,6 @@ export function useHistory(agent: string, enabled: boolean, trigger: string, wir
     });
   }, [reader, agent, view.next, view.loadingMore, view.loading]);
 
-  return { ...(enabled ? view : EMPTY), loadMore };
+  if (!enabled) return { ...EMPTY, loadMore };
+  return { ...view, ...(away ? { note: null, loading: false, loadingMore: false } : {}), loadMore };
 }

@@ -12,6 +12,7 @@ import { usePhone, usePhoneState, useRead, useRepeatUntilSure } from "../../app/
 import { go, href } from "../../app/router.ts";
 import { openedPane, refusalReason } from "../home/home.ts";
 import { startersNote, startersOf } from "./new.ts";
+import { agentName } from "../../app/rules.ts";
 import "./new.css";
 import { Icon } from "../chat/icons.tsx";
 import { WORDS } from "@colliepwa/shared/strings";
@@ -88,7 +89,7 @@ export function NewConversation({ agent }: { agent: string }) {
   return (
     <main className="screen new-conversation">
       {header}
-      <p className="muted new-agent">{agent}</p>
+      <p className="muted new-agent">{agentName(agent)}</p>
       {body}
     </main>
   );

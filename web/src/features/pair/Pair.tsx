@@ -54,7 +54,8 @@ export function Pair({ code }: { code: string | null }) {
           <span>{WORDS.pair.name}</span>
           <input value={name} maxLength={64} onChange={(e) => setName(e.target.value)} />
         </label>
-        <button type="submit" disabled={busy || !use}>Pair</button>
+        {/* The one thing to do here: the primary button (issue 32, item 10). */}
+        <button type="submit" className="button-primary" disabled={busy || !use}>Pair</button>
         {problem && <p className="warning" role="alert">{withCode(problem)}</p>}
       </form>
     </main>
