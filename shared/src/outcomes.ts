@@ -79,5 +79,5 @@ export const ANSWER_CODES = Object.freeze([
   "ask-decided", "ask-timed-out", "ask-answered", "ask-not-open", "ask-changed", "agent-version-mismatch",
   "version-mismatch", "agent-unreachable", "receipt-dropped", "internal", "agent-failed", "invalid-answer",
   "bad-request", "refused", "not-found", "not-supported", "caller-refused", "unauthorized", "moved-on",
-  "too-large", "unknown-agent",
+  "too-large", "unknown-agent", "held-full", "storage-failed",
 ] as const);
