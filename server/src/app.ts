@@ -14,7 +14,7 @@ import { installGate, type GateOptions } from "./security/gate.ts";
 import { pairRoutes } from "./security/pair-route.ts";
 import { requireAccess, type Access } from "./security/access.ts";
 import { defaultLimits, endRefusedUpgrade, SERVER_TIMEOUTS, trackConnections, type ConnectionLimits, type Connections } from "./connections.ts";
-import { crewRoutes } from "./crew/routes.ts";
+import { crewRoutes, installCrewVersionCheck } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
 import { clientErrorAnswer, sendError } from "./errors.ts";
 import { HSTS, reachedOverHttps } from "./security/gate.ts";
@@ -142,6 +142,8 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
       return listeningPort;
     },
   });
+  // A crew lead on another crew protocol is refused on every request (C-1), once the gate knows it.
+  installCrewVersionCheck(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(async (scope) => pairRoutes(scope, deps.gate.devices));
   const invites = deps.invites;

@@ -9,13 +9,14 @@ import type { FastifyInstance } from "fastify";
 import { AgentManager } from "./agents/manager.ts";
 import { LiveHub } from "./agents/live.ts";
 import { AgentGateway } from "./agents/gateway.ts";
+import { Fanout } from "./agents/fanout.ts";
+import { Upstreams } from "./agents/upstream.ts";
 import { buildApp } from "./app.ts";
 import { loadConfig, SourcesError, withEnvSocket, type AgentSource, type SourcesConfig } from "./sources/sources.ts";
 import { Crew } from "./crew/crew.ts";
 import { openStateDb, type StateDb } from "./store/db.ts";
 import { HeldWrites, type HeldLimits } from "./store/held.ts";
 import type { ConnectionOptions } from "./agents/connection.ts";
-import type { Ask } from "@colliepwa/durable-sdk/wire";
 import { PushService, type PushOptions } from "./push/push.ts";
 import { allowedOriginsFrom } from "./push/endpoints.ts";
 import { mask, maskConversation, redactionEnabled } from "./push/mask.ts";
@@ -28,8 +29,9 @@ import { piAgentName, PiDeskProcess } from "./pi/desk.ts";
 import type { Server } from "node:http";
 import type { ConnectionLimits } from "./connections.ts";
 
-/** Who an audit line names for a write Collie made itself: the delivery of a held answer or send. */
-export const HELD_BY_COLLIE = "collie (held)";
+import { HELD_BY_COLLIE } from "./agents/fanout.ts";
+
+export { HELD_BY_COLLIE };
 
 /** How long open connections get to end by themselves when the daemon closes. */
 const CLOSE_GRACE_MS = 500;
@@ -148,9 +150,8 @@ export class Daemon {
     const held = new HeldWrites(state, opts.heldLimits);
     const decisions = new Decisions(state);
     const live = new LiveHub();
-    let gateway!: AgentGateway;
     // Masking (R-1): every Conversation is masked where the mirror builds it (`present`), push
-    // titles and bodies in the push service, history rows in the history route (docs/push.md).
+    // titles and bodies in the push service, history rows where they are read (docs/push.md).
     const redact = opts.redact ?? redactionEnabled();
     let push: PushService | null = null;
     if (opts.push !== false) {
@@ -162,108 +163,26 @@ export class Daemon {
         log(`push is off: ${(err as Error).message}`);
       }
     }
-    // An ask starts a push (U-1…U-3); its end withdraws the notification. Never in the way of the
-    // live hub: a push problem is logged, the phone's UI gets the ask regardless.
-    const pushAsk = (agent: string, paneId: string, ask: Ask) => {
-      if (!push) return;
-      try {
-        // This machine's own agents: no crew machine. The title without building the chat's whole
-        // content (a held view is 2000 items) or the agent's row (issue 31).
-        push.ask({ agent, machine: null, paneId, paneTitle: agents.get(agent)?.mirror.conversation(paneId)?.title ?? "", ask });
-      } catch (err) {
-        log(`push: ${(err as Error).message}`);
-      }
-    };
-    const pushAskClosed = (agent: string, paneId: string, askId: string) => {
-      if (!push) return;
-      try {
-        push.askClosed({ agent, machine: null, paneId, askId });
-      } catch (err) {
-        log(`push: ${(err as Error).message}`);
-      }
-    };
-    const agents = new AgentManager(
-      {
-        summary: (agent) => live.publish({ type: "agent", agent }),
-        removed: (name) => live.publish({ type: "agent-removed", name }),
-        change: (agent, change) => {
-          switch (change.type) {
-            case "conversation": live.publish({ type: "conversation", conversation: change.conversation }); break;
-            case "conversation-removed":
-              live.publish({ type: "conversation-removed", agent, id: change.id });
-              // A conversation closed with asks open: their notifications go too (U-2).
-              for (const askId of change.closedAsks) pushAskClosed(agent, change.id, askId);
-              break;
-            case "item": live.publish({ type: "item", agent, paneId: change.paneId, item: change.item }); break;
-            case "ask":
-              live.publish({ type: "ask", agent, paneId: change.paneId, ask: change.ask });
-              pushAsk(agent, change.paneId, change.ask);
-              // Asked about a tool it was always allowed: it no longer is (issue #37).
-              try {
-                decisions.asked(agent, change.ask);
-              } catch (err) {
-                log(`decisions: ${(err as Error).message}`);
-              }
-              break;
-            case "ask-closed":
-              live.publish({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title });
-              pushAskClosed(agent, change.paneId, change.askId);
-              break;
-            case "view": live.publish({ type: "view", agent, paneId: change.paneId, detail: change.detail }); break;
-            case "counts": break; // the connection publishes its summary
-          }
-        },
-        applied: (agent) => gateway.deliverHeld(agent),
-      },
-      log,
-      { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) },
-    );
     const audit = new AuditLog(opts.stateDir);
-    gateway = new AgentGateway(agents, held, (agent, requestId, outcome, delivery) => {
-      live.publish({ type: "held-outcome", agent, requestId, status: outcome.status, body: outcome.body });
-      // The phone's write was audited `202 held`; its delivery is audited with the same request id.
-      const code = outcome.body.error;
-      audit.write({
-        action: delivery.action, agent, pane: delivery.pane, requestId, device: HELD_BY_COLLIE, status: outcome.status,
-        outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered",
-      });
-      const settled = decisions.settle(agent, requestId, outcome.status === 200, outcome.body.replayed === true);
-      if (settled) live.publish({ type: "decision", agent: settled.agent, decision: settled.decision });
-    }, { log, ...(redact ? { mask } : {}) });
-    // A member's asks push to this lead's phones under this lead's limits, once per machine, agent
-    // and ask (U-3); the push service masks them again (R-1).
-    const crew = new Crew({
-      publish: (m) => live.publish(m),
-      ask: (agent, machine, paneId, paneTitle, ask) => {
-        try {
-          push?.ask({ agent, machine, paneId, paneTitle, ask });
-        } catch (err) {
-          log(`push: ${(err as Error).message}`);
-        }
-      },
-      askClosed: (agent, machine, paneId, askId) => {
-        try {
-          push?.askClosed({ agent, machine, paneId, askId });
-        } catch (err) {
-          log(`push: ${(err as Error).message}`);
-        }
-      },
-      delivered: (agent, action, requestId, outcome) => {
-        const code = outcome.body.error;
-        audit.write({ action, agent, requestId, device: HELD_BY_COLLIE, status: outcome.status, outcome: typeof code === "string" ? `delivered: ${code}` : outcome.body.replayed === true ? "delivered: replayed" : "delivered" });
-      },
-      log,
-    }, held, opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {});
+    // Every upstream's events — this machine's agents' and the crew members' — go one way: the live
+    // hub, push (under this Collie's limits, once per machine, agent and ask, U-3) and the audit log.
+    const events = new Fanout({ live, push, audit, decisions, log });
+    // Held writes of this machine's agents are delivered to their connections, found by name.
+    const gateway: AgentGateway = new AgentGateway((name) => agents.get(name), held, events, { log, ...(redact ? { mask } : {}) });
+    const agents = new AgentManager(events, gateway, { ...opts.tuning, ...(redact ? { present: maskConversation, mask } : {}) });
+    // A member's actions are held in the same store, under the same bounds (store/held.ts).
+    const crew = new Crew(events, held, { ...(opts.tuning?.retryDelaysMs ? { retryDelaysMs: opts.tuning.retryDelaysMs } : {}), ...(redact ? { present: maskConversation, mask } : {}) });
+    const upstreams = new Upstreams(agents, crew);
     const devices = new Devices(state);
     // A revoked phone is locked out at once, its open WebSocket included (X-1).
     devices.onRevoked((id) => live.closeDevice(id));
     const invites = new Invites(state, devices);
-    const app = await buildApp({ push, log, ...(redact ? { mask } : {}), agents, gateway, live, audit, decisions, invites, crew, gate: { devices, extraHosts: opts.extraHosts ?? [] }, ...(opts.webDist ? { webDist: opts.webDist } : {}) }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
+    const app = await buildApp({ push, upstreams, log, live, audit, decisions, invites, gate: { devices, extraHosts: opts.extraHosts ?? [] }, ...(opts.webDist ? { webDist: opts.webDist } : {}) }, opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {});
     const daemon: Daemon = new Daemon(app, { agents, live, held, gateway, state, devices, audit, crew }, opts, log);
     daemon.push = push;
     if (opts.stateDir !== ":memory:") {
       daemon.#admin = await startAdminSocket(opts.stateDir, {
-        devices, invites, agents: () => [...agents.summaries(), ...crew.summaries()], origin: () => listeningOrigin(app.server.address()),
+        devices, invites, agents: () => upstreams.summaries(), origin: () => listeningOrigin(app.server.address()),
         sources: () => daemon.sourcesReport(),
         pi: () => daemon.openPiDesk(),
       });

@@ -5,60 +5,15 @@
  * they are referenced here, never re-declared, and Collie has validated them before they get here.
  */
 import { Type, type Static } from "typebox";
-import type { Answer, Ask, Caps, DecidedBy, Item, PaneSummary, Starter, HistoryRow } from "@colliepwa/durable-sdk/wire";
+import type { Answer, Ask, DecidedBy, Item, Starter, HistoryRow } from "@colliepwa/durable-sdk/wire";
 
-/** A durable agent's connection state (D-2). */
-export type AgentState = "starting" | "ready" | "unreachable" | "version-mismatch";
-
-/** One row of the dashboard's Durable agents section (P-2, D-3). */
-export interface AgentSummary {
-  /** The name from sources.json. */
-  name: string;
-  state: AgentState;
-  /** `local` for a socket or http://127.0.0.1|localhost, `remote` otherwise (D-3). */
-  reach: "local" | "remote";
-  /** From hello: runtime (`node 22.23.5`) and the name the agent gives itself. */
-  runtime: string | null;
-  selfName: string | null;
-  /** The crew member's name; null for this machine's own agents (C-1). */
-  machine: string | null;
-  /** Declared caps; the phone draws a control only for a declared cap (P-1). Null until hello. */
-  caps: Caps | null;
-  /** Wire versions: the agent's newest (from hello) and Collie's, for P-17's warning. */
-  wire: { agent: number | null; collie: number };
-  /** Open conversations and those waiting on you (P-2). */
-  counts: { open: number; waiting: number };
-  /**
-   * Open conversations the agent has beyond Collie's limit per agent, which Collie does not show
-   * (docs/phone-api.md, `MAX_PANES_PER_AGENT`); absent when none.
-   */
-  notShown?: number;
-  /** Why the agent is unreachable, in words without secrets. */
-  problem?: string;
-  /**
-   * On a crew lead: the member machine itself cannot be reached (C-1), which is why this agent
-   * reads `unreachable`; the phone says `<machine> is offline` on the machine's section.
-   */
-  machineOffline?: true;
-}
-
-/** A conversation as the agent's home lists it (P-5): the pane's summary plus what the list shows. */
-export interface Conversation extends PaneSummary {
-  agent: string;
-  /** The workspace's title, the header's last fallback (P-21). */
-  workspaceTitle: string;
-  /** The first open question's title (P-5). */
-  pendingQuestion?: string;
-}
-
-/** `GET /api/snapshot` and the WebSocket's first message. */
-export interface Snapshot {
-  /** The delta sequence this snapshot is at; resume the WebSocket after it. */
-  seq: number;
-  collie: { version: string; wire: number };
-  agents: AgentSummary[];
-  conversations: Conversation[];
-}
+/**
+ * The rows, conversations, chat contents and live messages: the live contract's schemas
+ * (live-schemas.ts) are their one definition, and these are their types (`Static<>`), exported as
+ * types only, so the phone's bundle carries no schema.
+ */
+export type { AgentState, AgentSummary, Conversation, Decision, LiveMessage, PaneDetail, Snapshot } from "./live-schemas.ts";
+import type { Conversation } from "./live-schemas.ts";
 
 /**
  * `GET /api/agents/:agent/conversations?after=&limit=`: one page of an agent's open conversations
@@ -70,71 +25,12 @@ export interface ConversationsPage {
   next?: string;
 }
 
-/** `GET /api/agents/:agent/panes/:pane`: the chat's content. */
-export interface PaneDetail {
-  conversation: Conversation;
-  items: Item[];
-  itemsCut: boolean;
-  asks: Ask[];
-  /**
-   * Answers Collie holds for this conversation until the agent is back (D-5), oldest first (only on
-   * the HTTP read; the live `decision` message adds to them). An answer the agent took is not here:
-   * the tap had its card, and the chat keeps no line for it (P-16).
-   */
-  decisions?: Decision[];
-}
-
-/**
- * An answer a phone gave: taken by the agent, or (`held`) kept by Collie until the agent is back.
- * A taken one leaves no chat line (P-16: the tap had its own card); it is the record of the agent
- * home's `Always allowed`. A held one is the record the card cannot give while its ask is not
- * open on the phone: the chat shows `Allowed: refund · Pixel · 14:05` under the tool call, and
- * that it waits in Collie, until it is delivered (issue #34).
- */
-export interface Decision {
-  askId: string;
-  paneId: string;
-  /** The tool item the card sat under. */
-  itemId: string;
-  kind: Ask["kind"];
-  title: string;
-  /** The tool the ask was about, when it named one. */
-  tool?: string;
-  /** A permission's option kind: `allow`, `allow-always`, `deny`, `cancel`. */
-  optionKind?: string;
-  /** The paired device that answered (on a crew lead, the phone, never the lead machine). */
-  device: string;
-  /** When the agent took it, or when Collie began to hold it (ISO time). */
-  at: string;
-  /** Collie holds it for an agent that is away (D-5); it goes once delivered (`held-outcome`). */
-  held?: true;
-  /** A held answer's request id (its `held-outcome` names it). */
-  requestId?: string;
-  /** A held answer as it was sent, so its card shows which answer waits after a reload. */
-  answer?: Answer;
-}
-
 /** `GET /api/agents/:agent/always-allowed`: the tools a phone answered `Always allow` for, newest first. */
 export interface AlwaysAllowedPage {
   tools: { tool: string; device: string; at: string }[];
 }
 
 export type { Answer, Ask, HistoryRow, Item, Starter, DecidedBy };
-
-/** Messages the server sends on the WebSocket. `seq` grows by one per message. */
-export type LiveMessage =
-  | { type: "snapshot"; seq: number; snapshot: Snapshot }
-  | { type: "resumed"; seq: number }
-  | { type: "agent"; seq: number; agent: AgentSummary }
-  | { type: "agent-removed"; seq: number; name: string }
-  | { type: "conversation"; seq: number; conversation: Conversation }
-  | { type: "conversation-removed"; seq: number; agent: string; id: string }
-  | { type: "item"; seq: number; agent: string; paneId: string; item: Item }
-  | { type: "ask"; seq: number; agent: string; paneId: string; ask: Ask }
-  | { type: "ask-closed"; seq: number; agent: string; paneId: string; askId: string; decidedBy: DecidedBy; title: string }
-  | { type: "view"; seq: number; agent: string; paneId: string; detail: PaneDetail }
-  | { type: "held-outcome"; seq: number; agent: string; requestId: string; status: number; body: Record<string, unknown> }
-  | { type: "decision"; seq: number; agent: string; decision: Decision };
 
 /** Messages the phone sends on the WebSocket: which chats it shows, so items flow only for those. */
 export const ClientMessage = Type.Union([
@@ -143,7 +39,8 @@ export const ClientMessage = Type.Union([
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 
-const RequestId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[^\\s/?#\\x00-\\x1f\\x7f]+$" });
+/** The phone's request id (P-14, D-5): what every action carries, and a held action's outcome names. */
+export const RequestId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[^\\s/?#\\x00-\\x1f\\x7f]+$" });
 const Id = Type.String({ minLength: 1, maxLength: 512 });
 
 /** Every phone action carries the phone's request id (P-14, D-5). */

@@ -21,7 +21,7 @@ export {
   assertId, cleanChars, cleanText, type CleanResult, hasInvisible, idRuleViolation, isHttpsUrl,
   isIsoWithZone, isValidCursor, isValidId, isValidLang, truncateChars, truncateUtf8, utf8Bytes,
 } from "./rules.ts";
-export { type Checker, type Parsed, parseWith, type ReadOptions, WireShapeError } from "./check.ts";
+export { type Checker, type Parsed, parseWith, type ReadOptions, text, type TextRule, WireShapeError } from "./check.ts";
 export {
   MESSAGE_CHECKERS, WRITE_BODY_CHECKERS, type MessageType, isKnownAsk, parseAsk, parseErrorBody, parseEventsPage, parseHello,
   parseHistoryItemsPage, parseHistoryPage, parseItem, parseLayout, parseMessage, parsePaneView,

@@ -33,10 +33,13 @@ export class AgentClient {
   readonly endpoint: Endpoint;
   readonly #agent: HttpAgentType;
   readonly #collieWire: string;
+  readonly #headers: Readonly<Record<string, string>>;
 
-  constructor(endpoint: Endpoint, collieWire: readonly number[]) {
+  /** `headers` go with every request (a crew lead names its crew protocol, crew/protocol.ts). */
+  constructor(endpoint: Endpoint, collieWire: readonly number[], headers: Readonly<Record<string, string>> = {}) {
     this.endpoint = endpoint;
     this.#collieWire = collieWire.join(", ");
+    this.#headers = headers;
     this.#agent = endpoint.kind === "url" && endpoint.url.protocol === "https:"
       ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...(endpoint.ca ? { ca: endpoint.ca } : {}) })
       : new HttpAgent({ keepAlive: true, maxSockets: 8 });
@@ -67,7 +70,7 @@ export class AgentClient {
   }
 
   #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal, more?: Record<string, string>): Promise<AgentReply> {
-    const headers: Record<string, string> = { ...more, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
+    const headers: Record<string, string> = { ...this.#headers, ...more, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
     if (payload !== undefined) {
       headers["content-type"] = "application/json";
       headers["content-length"] = String(Buffer.byteLength(payload));

@@ -1,20 +1,28 @@
 /**
- * One live connection to a durable agent (D-2, W-3): hello, version check, then the events
- * long-poll, re-issued the moment each reply lands (no poll delay between an agent's event and
- * the phone, N-1). On any failure the agent is `unreachable` and the loop retries on a fixed delay
- * table; a cursor of the same agent instance resumes without loss, another instance resyncs.
+ * One live connection to a durable agent (D-2, W-3), the Upstream of one agent of this machine:
+ * hello, version check, then the events long-poll, re-issued the moment each reply lands (no poll
+ * delay between an agent's event and the phone, N-1). On any failure the agent is `unreachable`
+ * and the loop retries on the fixed delay table (reconnect.ts); a cursor of the same agent
+ * instance resumes without loss, another instance resyncs. What changes is reported as live
+ * messages (`UpstreamEvents`); reads and writes go through the gateway (gateway.ts).
  */
 import { lstatSync } from "node:fs";
-import { parseEventsPage, parseHello, parsePaneView, routePath, wirePrefix, type Hello, type ReadOptions } from "@colliepwa/durable-sdk/wire";
-import type { AgentState, AgentSummary, Conversation, PaneDetail } from "@colliepwa/shared";
+import {
+  parseEventsPage, parseHello, parseHistoryItemsPage, parseHistoryPage, parsePaneView, parseStartersPage, routePath, wirePrefix,
+  type Ask, type Hello, type HistoryPage, type Parsed, type ReadOptions, type WriteRouteName,
+} from "@colliepwa/durable-sdk/wire";
+import { compareConversations, type AgentState, type AgentSummary, type Conversation, type ConversationsPage, type PaneDetail } from "@colliepwa/shared";
 import { AgentClient, AgentUnreachable, type AgentReply, type Endpoint } from "./client.ts";
-import { agentReads, type Mask } from "./gateway.ts";
+import { agentReads, type AgentGateway, type Mask, type Outcome } from "./gateway.ts";
+import type { Unnumbered } from "./live.ts";
 import { AgentMirror, MIRROR_TAIL_ITEMS, type MirrorChange } from "./mirror.ts";
+import { Reconnect } from "./reconnect.ts";
+import type { Upstream, UpstreamEvents, UpstreamRead } from "./upstream.ts";
 import type { ViewCache } from "./view-cache.ts";
+import { maskHistoryPage } from "../push/mask.ts";
+import { apiError } from "../errors.ts";
 import { COLLIE_WIRE_VERSION, COLLIE_WIRE_VERSIONS } from "../version.ts";
 
-/** Delays before each retry, in ms; the last one repeats (fixed table, STYLE: reconcile loop). */
-export const RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 5000, 10_000, 30_000];
 /** How long a long-poll waits at the agent; the request deadline adds a margin for the reply. */
 export const EVENTS_WAIT_MS = 25_000;
 const HELLO_TIMEOUT_MS = 5_000;
@@ -22,14 +30,20 @@ const HELLO_TIMEOUT_MS = 5_000;
 const VIEW_READ_TIMEOUT_MS = 10_000;
 const MARGIN_MS = 10_000;
 
+/** The wire's checker for each read an agent answers through the gateway. */
+const READ_PARSERS: Record<UpstreamRead, (v: unknown, opts: ReadOptions) => Parsed<unknown>> = {
+  history: parseHistoryPage,
+  historyItems: parseHistoryItemsPage,
+  starters: parseStartersPage,
+};
+
 export interface ConnectionOptions {
   name: string;
   endpoint: Endpoint;
-  /** Called whenever the row of this agent changes (state, hello, counts). */
-  onSummary: (summary: AgentSummary) => void;
-  onChange: (change: MirrorChange) => void;
-  /** Called after a page was applied: held answers check here for their asks (D-5). */
-  onApplied?: () => void;
+  /** Where its changes go, as live messages (fanout.ts): its row, conversations, items, asks, views. */
+  events: UpstreamEvents;
+  /** Its reads and writes, and the held ones it delivers after each page (D-5). */
+  gateway: AgentGateway;
   log: (line: string) => void;
   /** Shapes every Conversation of this agent (secret masking, R-1); see AgentMirror. */
   present?: (c: Conversation) => Conversation;
@@ -42,8 +56,10 @@ export interface ConnectionOptions {
   retryDelaysMs?: readonly number[];
 }
 
-export class AgentConnection {
+export class AgentConnection implements Upstream {
   readonly name: string;
+  /** This machine's own agent: a push names no machine. */
+  readonly machine = null;
   readonly client: AgentClient;
   readonly mirror: AgentMirror;
   #state: AgentState = "starting";
@@ -60,7 +76,7 @@ export class AgentConnection {
   /** How every reply of the agent is read (cut, and masked with the options' mask): set once. */
   readonly #reads: ReadOptions;
   readonly #stop = new AbortController();
-  #sleeping: (() => void) | null = null;
+  readonly #reconnect: Reconnect;
   #loop: Promise<void> | null = null;
   /** Reads of whole views in flight, by pane. */
   readonly #reading = new Map<string, Promise<void>>();
@@ -74,12 +90,97 @@ export class AgentConnection {
     this.#reads = agentReads(opts.mask);
     this.name = opts.name;
     this.client = new AgentClient(opts.endpoint, COLLIE_WIRE_VERSIONS);
+    this.#reconnect = new Reconnect(opts.retryDelaysMs);
     this.mirror = new AgentMirror(opts.name, (change) => {
       // A whole view that went stale is read again for its watchers; they never get a tail instead.
       if (change.type === "view-stale") return void this.#reread(change.paneId);
-      opts.onChange(change);
+      this.#changed(change);
       if (change.type === "counts" && this.#countsMoved()) this.#publish();
     }, opts.present, opts.views);
+  }
+
+  /** A change of the mirror, as the live message the phones get (D-4). */
+  #changed(change: MirrorChange): void {
+    const live = (m: Unnumbered) => this.#opts.events.live(this, m);
+    const agent = this.name;
+    switch (change.type) {
+      case "conversation": return live({ type: "conversation", conversation: change.conversation });
+      case "conversation-removed":
+        live({ type: "conversation-removed", agent, id: change.id });
+        // A conversation closed with asks open: their notifications go too (U-2).
+        if (change.closedAsks.length > 0) this.#opts.events.closedAsks(this, agent, change.id, change.closedAsks);
+        return;
+      case "item": return live({ type: "item", agent, paneId: change.paneId, item: change.item });
+      case "ask": return live({ type: "ask", agent, paneId: change.paneId, ask: change.ask });
+      case "ask-closed": return live({ type: "ask-closed", agent, paneId: change.paneId, askId: change.askId, decidedBy: change.decidedBy, title: change.title });
+      case "view": return live({ type: "view", agent, paneId: change.paneId, detail: change.detail });
+      case "counts":
+      case "view-stale":
+        return; // the row is published when its counts move; a stale view is read again
+    }
+  }
+
+  answers(agent: string): boolean {
+    return agent === this.name;
+  }
+
+  summaries(): AgentSummary[] {
+    return [this.summary()];
+  }
+
+  /**
+   * One page of the agent's open conversations in the home's order (shared `compareConversations`),
+   * from `offset`; `next` is the offset of the page after it. An agent that went away keeps its
+   * list drawn (what it last showed; its answers are held).
+   */
+  page(offset: number, limit: number): { conversations: Conversation[]; next?: number } {
+    const all = this.mirror.conversations().sort(compareConversations);
+    const page = all.slice(offset, offset + limit);
+    return offset + limit < all.length ? { conversations: page, next: offset + limit } : { conversations: page };
+  }
+
+  firstPages(limit: number): Conversation[] {
+    return this.page(0, limit).conversations;
+  }
+
+  async conversationsPage(_agent: string, offset: number, limit: number): Promise<Outcome> {
+    const page = this.page(offset, limit);
+    const body: ConversationsPage = { conversations: page.conversations };
+    if (page.next !== undefined) body.next = String(page.next);
+    return { status: 200, body: body as unknown as Record<string, unknown> };
+  }
+
+  async pane(_agent: string, pane: string): Promise<Outcome> {
+    const detail = await this.paneDetail(pane);
+    if (!detail) return apiError("not-found", "No such open conversation.");
+    return { status: 200, body: detail as unknown as Record<string, unknown> };
+  }
+
+  /**
+   * History, a closed conversation's items and starters, read from the agent through the gateway
+   * and its checkers; the closed conversations' titles and subtitles masked as the open ones (R-1).
+   */
+  async read(_agent: string, route: UpstreamRead, params: Record<string, string>, query: string): Promise<Outcome> {
+    const r = await this.#opts.gateway.read(this, route, params, query, READ_PARSERS[route]);
+    if (route !== "history" || r.status !== 200 || !this.#opts.mask) return r;
+    return { status: 200, body: maskHistoryPage(r.body as unknown as HistoryPage, this.#opts.mask) as unknown as Record<string, unknown> };
+  }
+
+  write(_agent: string, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    return this.#opts.gateway.write(this, route, params, body);
+  }
+
+  openAsk(_agent: string, pane: string, askId: string): Ask | undefined {
+    return this.mirror.ask(pane, askId);
+  }
+
+  watch(_agent: string, pane: string): Promise<PaneDetail | undefined> {
+    return this.paneDetail(pane);
+  }
+
+  paneTitle(_agent: string, pane: string): string {
+    // The row alone: not the chat's whole content (a held view is 2000 items), issue 31.
+    return this.mirror.conversation(pane)?.title ?? "";
   }
 
   get state(): AgentState {
@@ -121,7 +222,7 @@ export class AgentConnection {
   }
 
   start(): void {
-    this.#loop ??= this.#run();
+    this.#loop ??= this.#reconnect.run({ connect: (progress) => this.#session(progress), ended: (err) => this.#ended(err) });
   }
 
   /**
@@ -165,13 +266,13 @@ export class AgentConnection {
     if (!this.mirror.has(paneId)) return;
     await this.#readView(paneId);
     const detail = this.mirror.detail(paneId);
-    if (detail) this.#opts.onChange({ type: "view", paneId, detail });
+    if (detail) this.#opts.events.live(this, { type: "view", agent: this.name, paneId, detail });
   }
 
   /** Stops the loop and closes the connections; resolves when the loop has ended. */
   async stop(): Promise<void> {
     this.#stop.abort();
-    this.#sleeping?.();
+    this.#reconnect.stop();
     for (const done of [...this.#settling]) done();
     this.client.close();
     await this.#loop;
@@ -197,30 +298,28 @@ export class AgentConnection {
 
   /** Wakes a connection that is waiting to retry (e.g. sources.json changed, or an action needs it). */
   retryNow(): void {
-    this.#sleeping?.();
+    this.#reconnect.wake();
   }
 
-  async #run(): Promise<void> {
-    let attempt = 0;
-    while (!this.#stop.signal.aborted) {
-      try {
-        await this.#connect();
-        attempt = 0;
-        await this.#follow(() => (attempt = 0));
-      } catch (err) {
-        if (this.#stop.signal.aborted) break;
-        if (err instanceof VersionMismatch) {
-          this.#set("version-mismatch", err.message);
-        } else {
-          const why = err instanceof AgentUnreachable || err instanceof MalformedReply ? err.message : "unexpected error";
-          if (!(err instanceof AgentUnreachable) && !(err instanceof MalformedReply)) this.#opts.log(`agent ${this.name}: ${String(err)}`);
-          else if (this.#state !== "unreachable" || this.#problem !== why) this.#opts.log(`agent ${this.name}: unreachable: ${why}`);
-          this.#set("unreachable", why);
-        }
-        const delays = this.#opts.retryDelaysMs ?? RETRY_DELAYS_MS;
-        await this.#sleep(delays[Math.min(attempt++, delays.length - 1)]!);
-      }
+  /** One connection: hello, then the events long-poll until it fails or the connection stops. */
+  async #session(progress: () => void): Promise<void> {
+    await this.#connect();
+    progress();
+    await this.#follow(progress);
+  }
+
+  /** Why the connection ended, drawn on the agent's row; the next try follows the table. */
+  #ended(err: unknown): "next" {
+    if (this.#stop.signal.aborted || err === null) return "next";
+    if (err instanceof VersionMismatch) {
+      this.#set("version-mismatch", err.message);
+    } else {
+      const why = err instanceof AgentUnreachable || err instanceof MalformedReply ? err.message : "unexpected error";
+      if (!(err instanceof AgentUnreachable) && !(err instanceof MalformedReply)) this.#opts.log(`agent ${this.name}: ${String(err)}`);
+      else if (this.#state !== "unreachable" || this.#problem !== why) this.#opts.log(`agent ${this.name}: unreachable: ${why}`);
+      this.#set("unreachable", why);
     }
+    return "next";
   }
 
   async #connect(): Promise<void> {
@@ -264,7 +363,8 @@ export class AgentConnection {
         next = read();
         onProgress();
         this.#set(this.mirror.ready ? "ready" : "starting", undefined);
-        this.#opts.onApplied?.();
+        // Held answers look for their asks after each page, held sends for the agent's return (D-5).
+        this.#opts.gateway.deliverHeld(this);
       }
     } finally {
       // A read in flight when the loop ends (stopped, or a page that broke it) is let go quietly.
@@ -312,7 +412,7 @@ export class AgentConnection {
     if (text === this.#published) return;
     this.#published = text;
     this.#shown = { open: summary.counts.open, waiting: summary.counts.waiting, notShown: summary.notShown ?? 0 };
-    this.#opts.onSummary(summary);
+    this.#opts.events.live(this, { type: "agent", agent: summary });
   }
 
   /**
@@ -325,18 +425,6 @@ export class AgentConnection {
     if (this.#state !== "ready") return false;
     const c = this.mirror.counts;
     return c.open !== this.#shown.open || c.waiting !== this.#shown.waiting || this.mirror.notShown !== this.#shown.notShown;
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#sleeping = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#sleeping = done;
-    });
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * The one gateway to the agents (D-4, D-5): every read Collie makes for a phone (history, a closed
- * conversation's items, starters) and every write goes through it, so reachability, the version
- * prefix and the mapping of failures to the error catalog are decided in one place.
+ * The one gateway to this machine's durable agents (D-4, D-5): every read an agent's connection
+ * (`AgentConnection`, an Upstream) makes for a phone (history, a closed conversation's items,
+ * starters) and every write goes through it, so reachability, the version prefix, holding and the
+ * mapping of failures to the error catalog are decided in one place.
  *
  * Phone actions reach the agent with the phone's request id unchanged (D-5), so a retry is
  * idempotent end to end: the agent's receipts answer a repeat with `replayed: true`. The agent's
@@ -9,10 +10,10 @@
  * Collie cannot reach is held and delivered when the same ask is open again; a message sent while
  * the agent is unreachable is held and delivered once it is back.
  */
-import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName } from "@colliepwa/durable-sdk/wire";
+import { cleanText, parseErrorBody, parseWriteOk, routePath, type RouteName, type WriteRouteName } from "@colliepwa/durable-sdk/wire";
 import type { Parsed, ReadOptions } from "@colliepwa/durable-sdk/wire";
-import type { AgentManager } from "./manager.ts";
 import type { AgentConnection } from "./connection.ts";
+import type { UpstreamEvents } from "./upstream.ts";
 import { AgentUnreachable } from "./client.ts";
 import { holdWrite, type HeldWrite, type HeldWrites, type NewHeldWrite } from "../store/held.ts";
 import { HeldDrain } from "./held-drain.ts";
@@ -59,33 +60,35 @@ export function agentReads(mask?: Mask): ReadOptions {
   return mask ? { cut: true, mask } : { cut: true };
 }
 
-/** What a held write was, when its delivery is reported (the audit log names it). */
-export interface HeldDelivery {
-  action: string;
-  pane: string;
-}
-
 export class AgentGateway {
-  readonly #agents: AgentManager;
+  /** This machine's agents' connections, by name: what a held write's delivery reaches (manager.ts). */
+  readonly #connections: (agent: string) => AgentConnection | undefined;
   readonly #held: HeldWrites;
   readonly #drain: HeldDrain;
+  /** Where a held write's delivery is reported (fanout.ts). */
+  readonly #events: Pick<UpstreamEvents, "delivered">;
   readonly #now: () => number;
   readonly #reads: ReadOptions;
   readonly #log: (line: string) => void;
   /** Which sends wait for a turn to end (send-turns.ts). */
   readonly #turns: SendTurns;
 
-  constructor(agents: AgentManager, held: HeldWrites, onHeldOutcome: (agent: string, requestId: string, outcome: Outcome, held: HeldDelivery) => void, opts: { mask?: Mask; now?: () => number; log?: (line: string) => void } = {}) {
-    this.#agents = agents;
+  constructor(connections: (agent: string) => AgentConnection | undefined, held: HeldWrites, events: Pick<UpstreamEvents, "delivered">, opts: { mask?: Mask; now?: () => number; log?: (line: string) => void } = {}) {
+    this.#connections = connections;
     this.#held = held;
+    this.#events = events;
     this.#now = opts.now ?? Date.now;
     this.#reads = agentReads(opts.mask);
     this.#turns = new SendTurns(this.#now);
     this.#log = opts.log ?? (() => {});
     this.#drain = new HeldDrain(held, {
-      ready: (agent) => this.#agents.get(agent)?.state === "ready",
+      ready: (agent) => this.#connections(agent)?.state === "ready",
       deliver: (write) => this.#deliverHeld(write),
-      delivered: (write, outcome) => onHeldOutcome(write.target, write.requestId, outcome, { action: write.action, pane: write.conversation }),
+      delivered: (write, outcome) => {
+        const conn = this.#connections(write.target);
+        // An agent removed from sources.json meanwhile has no upstream left to report through.
+        if (conn) this.#events.delivered(conn, write.target, write.requestId, outcome, { action: write.action, pane: write.conversation });
+      },
       log: (line) => this.#log(line),
     });
   }
@@ -97,9 +100,7 @@ export class AgentGateway {
    * rebuilt from the keys it knows is what the phone gets (an unknown key, nested thousands of
    * levels deep, never reaches it).
    */
-  async read(agent: string, route: RouteName, params: Record<string, string>, query: string, parse: (v: unknown, opts: ReadOptions) => Parsed<unknown>): Promise<Outcome> {
-    const conn = this.#agents.get(agent);
-    if (!conn) return apiError("unknown-agent", "No such durable agent.");
+  async read(conn: AgentConnection, route: RouteName, params: Record<string, string>, query: string, parse: (v: unknown, opts: ReadOptions) => Parsed<unknown>): Promise<Outcome> {
     if (conn.state === "version-mismatch") return apiError("agent-version-mismatch", "The durable agent speaks another wire version.");
     // As for a write: an agent still starting (Collie just started or reconnected) gets a moment.
     if (conn.state === "starting") await conn.settled(STARTING_WAIT_MS);
@@ -117,9 +118,8 @@ export class AgentGateway {
   }
 
   /** A write (a phone action) to its agent. */
-  async write(agent: string, route: Exclude<RouteName, "hello" | "layout" | "events" | "pane" | "history" | "historyItems" | "starters">, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
-    const conn = this.#agents.get(agent);
-    if (!conn) return apiError("unknown-agent", `No durable agent named ${agent}.`);
+  async write(conn: AgentConnection, route: WriteRouteName, params: Record<string, string>, body: { requestId: string } & Record<string, unknown>): Promise<Outcome> {
+    const agent = conn.name;
     if (conn.state === "version-mismatch") {
       return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
     }
@@ -195,7 +195,7 @@ export class AgentGateway {
    * wait too: one per turn, in the order they were sent (send-turns.ts, issue 37).
    */
   async #deliverHeld(write: HeldWrite): Promise<Outcome | "keep" | "wait"> {
-    const conn = this.#agents.get(write.target);
+    const conn = this.#connections(write.target);
     if (!conn || conn.state !== "ready") throw new AgentUnreachable("not ready");
     if (write.ask !== null && !conn.mirror.ask(write.conversation, write.ask)) return "keep";
     if (write.action === "send" && this.#turns.mustWait(write.target, write.conversation, conn)) return "wait";
@@ -211,10 +211,9 @@ export class AgentGateway {
    * at a time, paced), and a held answer when the same ask is open again (D-5). No poll: delivery
    * follows the page that shows the agent (or the ask) back.
    */
-  deliverHeld(agent: string): void {
-    const conn = this.#agents.get(agent);
-    if (!conn || conn.state !== "ready") return;
-    this.#drain.afterPage(agent, function* () {
+  deliverHeld(conn: AgentConnection): void {
+    if (conn.state !== "ready") return;
+    this.#drain.afterPage(conn.name, function* () {
       for (const ask of conn.mirror.openAsks()) yield { conversation: ask.paneId, ask: ask.id };
     });
   }
@@ -249,7 +248,7 @@ export function asOutcome(status: number, body: unknown): Outcome {
  * like every other agent text (L-2). Anything else an agent adds (a huge array, a value nested
  * thousands of levels deep) never reaches the phone: it could not even be serialized.
  */
-function catalogErrorBody(b: Record<string, unknown>): Record<string, unknown> {
+export function catalogErrorBody(b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { error: b.error, message: cleanText(String(b.message), 4096).text };
   if (typeof b.revision === "string" && /^[0-9a-f]{16}$/.test(b.revision)) out.revision = b.revision;
   if (typeof b.reason === "string") out.reason = cleanText(b.reason, 4096).text;

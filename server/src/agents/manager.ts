@@ -1,32 +1,27 @@
 /**
  * The reconcile loop (D-1, D-2): compares the agents sources.json wants with the live
- * connections and opens, closes or replaces connections to match. It is the one place the rest of
- * Collie asks for an agent.
+ * connections and opens, closes or replaces connections to match. The Upstreams of this machine's
+ * own agents, one per agent (`UpstreamSource`).
  */
-import { compareConversations, type AgentSummary, type Conversation } from "@colliepwa/shared";
 import type { AgentSource } from "../sources/sources.ts";
 import { AgentConnection, type ConnectionOptions } from "./connection.ts";
-import type { MirrorChange } from "./mirror.ts";
+import type { AgentGateway } from "./gateway.ts";
+import type { UpstreamEvents, UpstreamSource } from "./upstream.ts";
 import { ViewCache } from "./view-cache.ts";
 
-export interface ManagerEvents {
-  summary(summary: AgentSummary): void;
-  removed(name: string): void;
-  change(agent: string, change: MirrorChange): void;
-  applied(agent: string): void;
-}
+export type ManagerTuning = Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask">;
 
-export class AgentManager {
+export class AgentManager implements UpstreamSource {
   readonly #live = new Map<string, { source: AgentSource; connection: AgentConnection }>();
-  readonly #events: ManagerEvents;
-  readonly #log: (line: string) => void;
+  readonly #events: UpstreamEvents;
+  readonly #gateway: AgentGateway;
   /** The whole views of open chats, one budget for every agent. */
   readonly views = new ViewCache();
-  readonly #tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask">;
+  readonly #tuning: ManagerTuning;
 
-  constructor(events: ManagerEvents, log: (line: string) => void, tuning: Pick<ConnectionOptions, "waitMs" | "retryDelaysMs" | "present" | "mask"> = {}) {
+  constructor(events: UpstreamEvents, gateway: AgentGateway, tuning: ManagerTuning = {}) {
     this.#events = events;
-    this.#log = log;
+    this.#gateway = gateway;
     this.#tuning = tuning;
   }
 
@@ -40,7 +35,7 @@ export class AgentManager {
         this.#live.delete(name);
         stopping.push(live.connection.stop().then(() => {
           live.connection.mirror.clear();
-          if (!want) this.#events.removed(name);
+          if (!want) this.#events.live(live.connection, { type: "agent-removed", name });
         }));
       }
     }
@@ -50,15 +45,14 @@ export class AgentManager {
       const connection = new AgentConnection({
         name: source.name,
         endpoint: source.endpoint,
-        onSummary: (s) => this.#events.summary(s),
-        onChange: (c) => this.#events.change(source.name, c),
-        onApplied: () => this.#events.applied(source.name),
-        log: this.#log,
+        events: this.#events,
+        gateway: this.#gateway,
+        log: (line) => this.#events.log(line),
         views: this.views,
         ...this.#tuning,
       });
       this.#live.set(source.name, { source, connection });
-      this.#events.summary(connection.summary());
+      this.#events.live(connection, { type: "agent", agent: connection.summary() });
       connection.start();
     }
   }
@@ -67,34 +61,16 @@ export class AgentManager {
     return this.#live.get(name)?.connection;
   }
 
+  find(agent: string): AgentConnection | undefined {
+    return this.get(agent);
+  }
+
+  *all(): IterableIterator<AgentConnection> {
+    for (const l of this.#live.values()) yield l.connection;
+  }
+
   names(): string[] {
     return [...this.#live.keys()];
-  }
-
-  summaries(): AgentSummary[] {
-    return [...this.#live.values()].map((l) => l.connection.summary());
-  }
-
-  /**
-   * Every agent's open conversations as last seen, a down agent's included: a phone that reloads
-   * while the agent is unreachable still finds its chats, and the agent's row says it is away
-   * (its state), so nothing looks closed that is not.
-   */
-  conversations(): Conversation[] {
-    return [...this.#live.values()].flatMap((l) => l.connection.mirror.conversations());
-  }
-
-  /**
-   * One page of an agent's open conversations in the home's order (shared `compareConversations`),
-   * from `offset`; `next` is the offset of the page after it. Null for an unknown agent.
-   */
-  conversationsPage(agent: string, offset: number, limit: number): { conversations: Conversation[]; next?: number } | null {
-    const conn = this.get(agent);
-    if (!conn) return null;
-    // An agent that went away keeps its list drawn (what it last showed; its answers are held).
-    const all = conn.mirror.conversations().sort(compareConversations);
-    const page = all.slice(offset, offset + limit);
-    return offset + limit < all.length ? { conversations: page, next: offset + limit } : { conversations: page };
   }
 
   async stopAll(): Promise<void> {

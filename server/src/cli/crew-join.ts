@@ -8,7 +8,7 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { CREW_JOIN_PATH, CREW_PROTOCOL_VERSION } from "../crew/protocol.ts";
+import { CREW_HEADER, CREW_JOIN_PATH, CREW_PROTOCOL_VERSION, crewMismatch } from "../crew/protocol.ts";
 import { parseConfig, tokenProblem } from "../sources/sources.ts";
 import { upsertEntry } from "./attach.ts";
 import { openStateDb } from "../store/db.ts";
@@ -46,7 +46,8 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   try {
     res = await fetch(`${origin}${CREW_JOIN_PATH}`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      // The member refuses a lead on a crew protocol it does not speak, before spending the invite.
+      headers: { "content-type": "application/json", [CREW_HEADER]: String(CREW_PROTOCOL_VERSION) },
       body: JSON.stringify({ invite: input.invite, name: input.leadName ?? hostname() }),
       signal: AbortSignal.timeout(JOIN_TIMEOUT_MS),
       // The invite goes to the member named, never on to wherever a redirect points (its answer
@@ -65,7 +66,7 @@ export async function joinCrew(input: JoinInput, env: NodeJS.ProcessEnv = proces
   if (res.status >= 300 && res.status < 400) throw new Error(`the member at ${origin} answered with a redirect (${res.status}); give its front door's own address`);
   if (res.status === 404) throw new Error(`the member at ${origin} runs a Collie without crews; update it first`);
   if (res.status !== 200) throw new Error(`the member refused the invite: ${typeof body.message === "string" ? body.message : `status ${res.status}`}`);
-  if (body.crew !== CREW_PROTOCOL_VERSION) throw new Error(`the member speaks crew protocol ${String(body.crew)}, this Collie speaks ${CREW_PROTOCOL_VERSION}; update the older one`);
+  if (body.crew !== CREW_PROTOCOL_VERSION) throw new Error(`${crewMismatch(typeof body.crew === "number" ? body.crew : null, CREW_PROTOCOL_VERSION)}; update the older one`);
   if (typeof body.token !== "string") throw new Error("the member's answer carried no credential");
   const tokenWrong = tokenProblem(body.token);
   if (tokenWrong) throw new Error(`the member's credential ${tokenWrong}; nothing was written`);

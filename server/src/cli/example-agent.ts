@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { AgentSource } from "../sources/sources.ts";
-import { RETRY_DELAYS_MS } from "../agents/connection.ts";
+import { RETRY_DELAYS_MS } from "../agents/reconnect.ts";
 
 const EXAMPLE = fileURLToPath(new URL("../../../sdk/examples/durable-member/main.ts", import.meta.url));
 

@@ -1,61 +1,61 @@
 /**
  * The lead's crew (C-1): one CrewMember per `crew` entry of sources.json, reconciled like the
- * durable agents (an edit applies live). It answers for every agent key `<agent>@<member>`: its
- * rows and conversations for the snapshot, its reads (pane, history, starters) and its actions,
- * forwarded to the member's own phone API with the phone's request id unchanged (a retry anywhere
- * on the path is a replay at the agent, never a second run). An action for a member that cannot
- * be reached is held here and delivered once when the member is back (D-5's rules).
+ * durable agents (an edit applies live); each is the Upstream of the agent keys `<agent>@<member>`
+ * (`UpstreamSource`). Every action for a member's agent is forwarded here to the member's own phone
+ * API with the phone's request id unchanged (a retry anywhere on the path is a replay at the agent,
+ * never a second run); an action for a member that cannot be reached is held here and delivered
+ * once when the member is back (D-5's rules). After each connect, the asks already open on the
+ * member push (U-3).
  */
-import type { AgentSummary, Conversation } from "@colliepwa/shared";
-import type { Ask } from "@colliepwa/durable-sdk/wire";
+import type { PaneDetail } from "@colliepwa/shared";
 import { AgentUnreachable } from "../agents/client.ts";
-import type { Unnumbered } from "../agents/live.ts";
-import { asOutcome, ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
+import { ACTION_TIMEOUT_MS, type Outcome } from "../agents/gateway.ts";
+import type { UpstreamEvents, UpstreamSource } from "../agents/upstream.ts";
 import type { CrewSource } from "../sources/sources.ts";
 import { conversationOf, holdWrite, type HeldWrite, type HeldWrites } from "../store/held.ts";
 import { HeldDrain } from "../agents/held-drain.ts";
-import { CrewMember } from "./member.ts";
+import { CrewMember, type MemberOptions } from "./member.ts";
+import { memberWrite } from "./replies.ts";
 import { phoneNameHeader } from "./phone-name.ts";
-import { apiError } from "../errors.ts";
 
-const READ_TIMEOUT_MS = 10_000;
+/**
+ * Chats a lead reads, one at a time, for the asks already open on a member when it connects (U-3):
+ * enough for every push the limits would let through, never a read per conversation of a flood.
+ */
+const OPEN_ASK_READS = 100;
 
-export interface CrewEvents {
-  publish(message: Unnumbered): void;
-  /** A member's ask opened or closed, in the lead's names (`agent` is the crew key). */
-  ask(agent: string, machine: string, paneId: string, paneTitle: string, ask: Ask): void;
-  askClosed(agent: string, machine: string, paneId: string, askId: string): void;
-  /** A held action was delivered (or refused) at the member: the audit line of its delivery. */
-  delivered(agent: string, action: string, requestId: string, outcome: Outcome): void;
-  log(line: string): void;
-}
-
-
-export class Crew {
+export class Crew implements UpstreamSource {
   readonly #members = new Map<string, CrewMember>();
-  readonly #events: CrewEvents;
+  readonly #events: UpstreamEvents;
   readonly #held: HeldWrites;
   /** Delivers the actions held for members, by crew key, oldest first (agents/held-drain.ts). */
   readonly #drain: HeldDrain;
   readonly #now: () => number;
   readonly #retryDelaysMs: readonly number[] | undefined;
+  readonly #memberOpts: MemberOptions;
   readonly #timers = new Set<NodeJS.Timeout>();
   /** Set by stopAll: nothing touches the state database after the daemon closed it. */
   #stopped = false;
 
-  constructor(events: CrewEvents, held: HeldWrites, opts: { retryDelaysMs?: readonly number[]; now?: () => number } = {}) {
+  /**
+   * `held` is Collie's one store of held writes (store/held.ts): a member's actions count against
+   * the same bounds as the lead's own agents'. `present` and `mask` shape what members pass on as
+   * the lead's own agents' (R-1).
+   */
+  constructor(events: UpstreamEvents, held: HeldWrites, opts: MemberOptions = {}) {
     this.#events = events;
     this.#held = held;
     this.#now = opts.now ?? Date.now;
     this.#retryDelaysMs = opts.retryDelaysMs;
+    this.#memberOpts = opts;
     this.#drain = new HeldDrain(held, {
-      ready: (key) => this.owner(key)?.member.state === "ready",
+      ready: (key) => this.find(key)?.state === "ready",
       deliver: (write) => this.#deliver(write),
+      // A member that held it again for its own agent (202) says how it ended in its own
+      // held-outcome, which reaches the phone through its live stream (fanout.ts).
       delivered: (write, outcome) => {
-        this.#events.delivered(write.target, write.action, write.requestId, outcome);
-        // A member that held the answer for its own agent says how it ended in its own
-        // held-outcome, which reaches the phone through its live stream.
-        if (outcome.status !== 202) this.#events.publish({ type: "held-outcome", agent: write.target, requestId: write.requestId, status: outcome.status, body: outcome.body });
+        const member = this.find(write.target);
+        if (member) this.#events.delivered(member, write.target, write.requestId, outcome, { action: write.action, ...(write.conversation ? { pane: write.conversation } : {}) });
       },
       log: (line) => this.#events.log(line),
     });
@@ -75,51 +75,41 @@ export class Crew {
     await Promise.all(stopping);
     for (const source of wanted) {
       if (this.#members.has(source.name)) continue;
+      const events = this.#events;
       const member = new CrewMember(source, {
-        publish: (m) => this.#events.publish(m),
-        ask: (mb, agent, paneId, ask) => this.#events.ask(mb.key(agent), mb.name, paneId, mb.paneTitle(agent, paneId), ask),
-        askClosed: (mb, agent, paneId, askId) => this.#events.askClosed(mb.key(agent), mb.name, paneId, askId),
-        connected: (mb) => this.#deliverHeld(mb),
-        log: (line) => this.#events.log(line),
-      }, this.#retryDelaysMs);
+        live: (up, m) => events.live(up, m),
+        closedAsks: (up, agent, paneId, askIds) => events.closedAsks(up, agent, paneId, askIds),
+        openAsk: (up, agent, paneId, ask, title) => events.openAsk(up, agent, paneId, ask, title),
+        delivered: (up, agent, requestId, outcome, held) => events.delivered(up, agent, requestId, outcome, held),
+        log: (line) => events.log(line),
+        write: (mb, agent, action, path, body, phone) => this.#action(mb, agent, action, path, body, phone),
+        connected: (mb) => {
+          this.#deliverHeld(mb);
+          this.#pushOpenAsks(mb);
+        },
+      }, this.#memberOpts);
       this.#members.set(source.name, member);
       member.start();
     }
   }
 
-  /** The member and its agent's own name for a crew key, or null for a key of this machine. */
-  owner(key: string): { member: CrewMember; agent: string } | null {
+  /** The member that answers for a crew key `<agent>@<member>`; none for a key of this machine. */
+  find(key: string): CrewMember | undefined {
     const at = key.lastIndexOf("@");
-    if (at <= 0) return null;
-    const member = this.#members.get(key.slice(at + 1));
-    return member ? { member, agent: key.slice(0, at) } : null;
+    const member = at > 0 ? this.#members.get(key.slice(at + 1)) : undefined;
+    return member?.answers(key) ? member : undefined;
+  }
+
+  all(): IterableIterator<CrewMember> {
+    return this.#members.values();
   }
 
   member(name: string): CrewMember | undefined {
     return this.#members.get(name);
   }
 
-  summaries(): AgentSummary[] {
-    return [...this.#members.values()].flatMap((m) => m.summaries());
-  }
-
-  conversations(): Conversation[] {
-    return [...this.#members.values()].flatMap((m) => m.conversations());
-  }
-
-  /** Reads through to the member (pane, history, starters): `path` is the member's own API path. */
-  async read(key: string, path: string): Promise<Outcome> {
-    const own = this.owner(key);
-    if (!own) return apiError("unknown-agent", "No such durable agent.");
-    const refused = this.#refusal(own.member);
-    if (refused) return refused;
-    try {
-      const r = await own.member.get(path, READ_TIMEOUT_MS);
-      return { status: r.status, body: r.body as Record<string, unknown> };
-    } catch (err) {
-      if (err instanceof AgentUnreachable) return apiError("agent-unreachable", "The crew member did not answer.");
-      throw err;
-    }
+  members(): CrewMember[] {
+    return [...this.#members.values()];
   }
 
   /**
@@ -127,13 +117,8 @@ export class Crew {
    * came. A member that cannot be reached, or does not answer in time, gets it held: the same
    * request id makes a second delivery a replay at the agent if the first did arrive.
    */
-  async action(key: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome> {
-    const own = this.owner(key);
-    if (!own) return apiError("unknown-agent", `No durable agent named ${key}.`);
-    const { member, agent } = own;
-    if (member.state === "version-mismatch") {
-      return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
-    }
+  async #action(member: CrewMember, agent: string, action: string, path: string, body: { requestId: string } & Record<string, unknown>, phone?: string): Promise<Outcome> {
+    const key = member.key(agent);
     const conversation = conversationOf(path, body);
     const hold = (): Outcome => {
       const outcome = holdWrite(this.#held, { target: key, requestId: body.requestId, action, conversation, path, body, ask: null, heldAt: this.#now() }, (line) => this.#events.log(line));
@@ -150,7 +135,7 @@ export class Crew {
     try {
       // The phone's name goes along, so what the member records names the phone (issue #37).
       const r = await member.post(path, body, ACTION_TIMEOUT_MS, phoneNameHeader(phone));
-      return memberOutcome(r.status, r.body);
+      return memberWrite(member.name, r.status, r.body);
     } catch (err) {
       if (!(err instanceof AgentUnreachable)) throw err;
       // The live connection may still look fine (a stall, a lost reply): try again shortly rather
@@ -169,23 +154,39 @@ export class Crew {
   #deliverHeld(member: CrewMember): void {
     if (this.#stopped) return;
     for (const key of this.#held.targets()) {
-      if (this.owner(key)?.member === member) this.#drain.kick(key);
+      if (this.find(key) === member) this.#drain.kick(key);
     }
   }
 
   /** Hands one held action to its member (a member that cannot be reached throws: it stays held). */
   async #deliver(write: HeldWrite): Promise<Outcome> {
-    const own = this.owner(write.target);
-    if (!own || own.member.state !== "ready") throw new AgentUnreachable("the crew member is not connected");
-    const r = await own.member.post(write.path, write.body, ACTION_TIMEOUT_MS);
-    return memberOutcome(r.status, r.body);
+    const member = this.find(write.target);
+    if (!member || member.state !== "ready") throw new AgentUnreachable("the crew member is not connected");
+    const r = await member.post(write.path, write.body, ACTION_TIMEOUT_MS);
+    return memberWrite(member.name, r.status, r.body);
   }
 
-  /** Why a member takes no request now, or null when it does. */
-  #refusal(member: CrewMember): Outcome | null {
-    if (member.state === "version-mismatch") return apiError("agent-version-mismatch", "This machine runs an older Collie and answers can't be taken here.");
-    if (member.state !== "ready") return apiError("agent-unreachable", "The crew member cannot be reached right now.");
-    return null;
+  /**
+   * The asks already open on a member when the lead connects push like new ones (U-3, C-1): its
+   * snapshot carries conversations, not asks, so the lead reads the chats waiting on the phone (at
+   * most OPEN_ASK_READS, one at a time) and hands each open ask to push, whose dedupe makes it once
+   * per tool call however often the lead connects, and whose limits bound how many push. Ends with
+   * the connection it began on.
+   */
+  #pushOpenAsks(member: CrewMember): void {
+    const connection = member.connection;
+    const panes = member.waitingPanes(OPEN_ASK_READS);
+    if (panes.length === 0) return;
+    void (async () => {
+      for (const { agent, pane } of panes) {
+        if (this.#stopped || member.connection !== connection || member.state !== "ready") return;
+        const key = member.key(agent);
+        const r = await member.pane(key, pane);
+        if (r.status !== 200 || this.#stopped || member.connection !== connection) continue;
+        const detail = r.body as unknown as PaneDetail;
+        for (const ask of detail.asks) this.#events.openAsk(member, key, pane, ask, detail.conversation.title);
+      }
+    })().catch((err: unknown) => this.#events.log(`crew member ${member.name}: reading its open asks: ${(err as Error).message}`));
   }
 
   async stopAll(): Promise<void> {
@@ -198,20 +199,3 @@ export class Crew {
     await Promise.all(all.map((m) => m.stop()));
   }
 }
-
-/**
- * The member's phone-API path for a lead route: the route's pattern with its parameters filled in,
- * the crew key replaced by the agent's name on the member, and the query string kept.
- */
-export function memberPath(pattern: string, params: Record<string, string>, agent: string, rawUrl: string): string {
-  const path = pattern.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(name === "agent" ? agent : params[name] ?? ""));
-  const q = rawUrl.indexOf("?");
-  return q >= 0 ? `${path}${rawUrl.slice(q)}` : path;
-}
-
-/** The member's reply as the lead's phone gets it: its `202 held` as is, anything else checked like an agent's (L-2). */
-function memberOutcome(status: number, body: unknown): Outcome {
-  if (status === 202 && (body as { held?: unknown } | null)?.held === true) return { status, body: { held: true } };
-  return asOutcome(status, body);
-}
-

@@ -7,6 +7,11 @@
  * | one pane | 3 pushes a minute | the ask shows, no push |
  * | one durable agent on a machine | 10 pushes a minute | the same |
  * | one durable agent on a machine | 30 pushes an hour | one push `A durable agent on {host} is raising many asks`, then no push from that agent for an hour |
+ * | one crew member machine, all its agents | 10 pushes a minute, 30 an hour | the ask shows, no push |
+ *
+ * The last row is a crew member's (C-1; the security issue 38.5): a member chooses how many agents
+ * it has, so limits per agent alone let 60 agents × 3 asks push 180 times. The lead's own machine
+ * has none: its agents are the owner's, listed in sources.json.
  *
  * Windows slide: a push counts for exactly one minute (one hour) after it was sent. Only pushes
  * that went out count; an ask over a limit still reaches the phone's UI, only its push is skipped.
@@ -23,8 +28,11 @@ export const PUSH_LIMITS = Object.freeze({
   hourMs: 60 * 60_000,
   /** How long an agent stays silent after its many-asks push. */
   quietMs: 60 * 60_000,
+  /** A crew member machine as a whole. */
+  memberMinute: 10,
+  memberHour: 30,
 });
-export type PushLimitsConfig = typeof PUSH_LIMITS;
+export type PushLimitsConfig = { readonly [K in keyof typeof PUSH_LIMITS]: number };
 
 /** What the database knows about one pane and its agent at one moment. */
 export interface LimitCounts {
@@ -36,6 +44,9 @@ export interface LimitCounts {
   agentHour: number;
   /** Until when this agent is silent after its many-asks push, or null. */
   quietUntil: number | null;
+  /** A crew member's pushes, all its agents, in the last minute and hour; absent for this machine's own. */
+  memberMinute?: number;
+  memberHour?: number;
 }
 
 /**
@@ -47,11 +58,16 @@ export interface LimitCounts {
 export type LimitVerdict =
   | { kind: "push" }
   | { kind: "many-asks" }
-  | { kind: "skip"; reason: "quiet" | "agent-minute" | "pane-minute" };
+  | { kind: "skip"; reason: "quiet" | "member-hour" | "member-minute" | "agent-minute" | "pane-minute" };
 
-/** The rule (U-1), pure: the silence first, then the hour, then the agent's and the pane's minute. */
+/**
+ * The rule (U-1), pure: the silence first, then a crew member's hour and minute, then the agent's
+ * hour, the agent's and the pane's minute.
+ */
 export function judge(c: LimitCounts, now: number, l: PushLimitsConfig = PUSH_LIMITS): LimitVerdict {
   if (c.quietUntil !== null && now < c.quietUntil) return { kind: "skip", reason: "quiet" };
+  if (c.memberHour !== undefined && c.memberHour >= l.memberHour) return { kind: "skip", reason: "member-hour" };
+  if (c.memberMinute !== undefined && c.memberMinute >= l.memberMinute) return { kind: "skip", reason: "member-minute" };
   if (c.agentHour >= l.agentHour) return { kind: "many-asks" };
   if (c.agentMinute >= l.agentMinute) return { kind: "skip", reason: "agent-minute" };
   if (c.paneMinute >= l.paneMinute) return { kind: "skip", reason: "pane-minute" };
@@ -63,6 +79,8 @@ export interface LimitKey {
   machine: string;
   agent: string;
   pane: string;
+  /** True for a crew member's agent: the member's machine is limited as a whole too. */
+  member?: boolean;
 }
 
 export class PushLimits {
@@ -81,7 +99,12 @@ export class PushLimits {
     const l = this.#limits;
     const count = (sql: string, ...args: (string | number)[]) => (this.#db.prepare(sql).get(...args) as { n: number }).n;
     const quiet = this.#db.prepare("SELECT until FROM push_quiet WHERE machine = ? AND agent = ?").get(key.machine, key.agent) as { until: number } | undefined;
+    const member = key.member === true ? {
+      memberMinute: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND at > ?", key.machine, now - l.minuteMs),
+      memberHour: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND at > ?", key.machine, now - l.hourMs),
+    } : {};
     return {
+      ...member,
       paneMinute: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND agent = ? AND pane = ? AND at > ?", key.machine, key.agent, key.pane, now - l.minuteMs),
       agentMinute: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND agent = ? AND at > ?", key.machine, key.agent, now - l.minuteMs),
       agentHour: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND agent = ? AND at > ?", key.machine, key.agent, now - l.hourMs),

@@ -229,3 +229,15 @@ export function maskConversation<T extends { title: string; subtitle?: string; p
   if (c.progress?.label !== undefined) out.progress = { ...c.progress, label: mask(c.progress.label) };
   return out;
 }
+
+/** The closed conversations of the list (P-7) with their titles and subtitles masked. */
+export function maskHistoryPage<T extends { rows: { title: string; subtitle?: string }[] }>(page: T, mask: (text: string) => string): T {
+  return {
+    ...page,
+    rows: page.rows.map((row) => {
+      const out = { ...row, title: mask(row.title) };
+      if (row.subtitle !== undefined) out.subtitle = mask(row.subtitle);
+      return out;
+    }),
+  };
+}

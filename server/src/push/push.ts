@@ -61,6 +61,8 @@ export type AskPushResult =
   | "no-subscriptions"
   | "expired"
   | "skipped:quiet"
+  | "skipped:member-hour"
+  | "skipped:member-minute"
   | "skipped:agent-minute"
   | "skipped:pane-minute";
 
@@ -90,6 +92,8 @@ export class PushService {
   readonly #mask: (text: string) => string;
   readonly #policy: EndpointPolicy;
   readonly #inflight = new Set<Promise<void>>();
+  /** The hour (by `#hourOf`) a crew member's hourly push limit was last logged in, by machine. */
+  readonly #quietMembers = new Map<string, number>();
   #pruneTimer: NodeJS.Timeout | null = null;
   #closed = false;
 
@@ -152,8 +156,15 @@ export class PushService {
     if (this.subscriptions.size === 0) return "no-subscriptions";
     const ttl = askTtlSeconds(ctx.ask, now);
     if (ttl === 0) return "expired";
-    const verdict = this.limits.admit({ machine, agent: ctx.agent, pane: ctx.paneId });
-    if (verdict.kind === "skip") return `skipped:${verdict.reason}`;
+    const verdict = this.limits.admit({ machine, agent: ctx.agent, pane: ctx.paneId, member: ctx.machine !== null });
+    if (verdict.kind === "skip") {
+      if (verdict.reason === "member-hour" && this.#quietMembers.get(machine) !== this.#hourOf(now)) {
+        // Once an hour per member, not once per ask: a flood must not flood the log.
+        this.#quietMembers.set(machine, this.#hourOf(now));
+        this.#opts.log(`push: crew member ${machine} raised more than ${(this.#opts.limits ?? PUSH_LIMITS).memberHour} asks in an hour; no push from it until that hour has passed (its asks still show)`);
+      }
+      return `skipped:${verdict.reason}`;
+    }
     if (verdict.kind === "many-asks") {
       this.#opts.log(`push: ${ctx.agent} on ${machine} raised more than ${(this.#opts.limits ?? PUSH_LIMITS).agentHour} asks in an hour; no push from it for the next hour (its asks still show)`);
       const payload = manyAsksPayload({ agent: ctx.agent, machine: ctx.machine, host: machine, mask: this.#mask });
@@ -177,6 +188,10 @@ export class PushService {
     if (Number(cleared.changes) === 0) return false;
     this.#fanOut(clearPayload(ctx), { ttl: DEFAULT_ASK_TTL_S, urgency: "normal", topic: askTopic(ctx.machine, ctx.agent, ctx.askId) });
     return true;
+  }
+
+  #hourOf(now: number): number {
+    return Math.floor(now / (this.#opts.limits ?? PUSH_LIMITS).hourMs);
   }
 
   /** Resolves when every send started so far has finished (tests; a clean shutdown). */

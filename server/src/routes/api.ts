@@ -6,34 +6,32 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { AgentSummary, AnswerRequest, ConversationsPage, Snapshot } from "@colliepwa/shared";
+import type { AnswerRequest, Snapshot } from "@colliepwa/shared";
 import { CONVERSATIONS_PAGE_MAX, PHONE_SCHEMA_MESSAGES, SNAPSHOT_CONVERSATIONS_PER_AGENT } from "@colliepwa/shared/schemas";
-import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS, type HistoryPage } from "@colliepwa/durable-sdk/wire";
-import type { AgentManager } from "../agents/manager.ts";
-import type { AgentGateway } from "../agents/gateway.ts";
+import { parseWith, WRITE_BODY_CHECKERS, type WriteRouteName } from "@colliepwa/durable-sdk/wire";
 import type { LiveHub } from "../agents/live.ts";
+import type { Upstreams } from "../agents/upstream.ts";
 import { COLLIE_VERSION, COLLIE_WIRE_VERSION } from "../version.ts";
 import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
-import { memberPath, type Crew } from "../crew/crew.ts";
 import { answeredBy, PHONE_NAME_HEADER } from "../crew/phone-name.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
-import { passOn, phoneSchema } from "./schemas.ts";
+import { phoneSchema } from "./schemas.ts";
 
 export interface ApiDeps {
-  agents: AgentManager;
-  /** Every read and write to an agent (agents/gateway.ts). */
-  gateway: AgentGateway;
+  /**
+   * Whatever answers for an agent (agents/upstream.ts): this machine's agents' connections and the
+   * crew members (C-1, keyed `<agent>@<member>`). The routes never ask which kind.
+   */
+  upstreams: Upstreams;
   live: LiveHub;
+  /** The daemon's log: what went wrong where no phone waits for an answer. */
+  log?: (line: string) => void;
   /** One line per phone write (action, agent, pane, request id, device, outcome). */
   audit?: AuditLog;
-  /** Secret masking (R-1) of the history rows' titles and subtitles; open conversations are masked where the mirror builds them. */
-  mask?: (text: string) => string;
-  /** The crew members' agents (C-1), keyed `<agent>@<member>`; absent on a Collie without crew. */
-  crew?: Crew;
   /** Answers given from a phone (the chat's quiet lines, the tools always allowed). */
   decisions?: Decisions;
 }
@@ -48,21 +46,14 @@ export interface ApiDeps {
 export { CONVERSATIONS_PAGE_MAX, SNAPSHOT_CONVERSATIONS_PER_AGENT };
 const PAGE_WORDS = PHONE_SCHEMA_MESSAGES.conversations!.querystring!;
 
-/** Every agent's row: this machine's, then its crew members' (C-1). */
-function agentList(deps: ApiDeps, own = deps.agents.summaries()): AgentSummary[] {
-  return [...own, ...(deps.crew?.summaries() ?? [])];
-}
-
 export function snapshot(deps: ApiDeps): Snapshot {
-  const agents = deps.agents.summaries();
+  const upstreams = [...deps.upstreams.all()];
   return {
     seq: deps.live.seq,
     collie: { version: COLLIE_VERSION, wire: COLLIE_WIRE_VERSION },
-    agents: agentList(deps, agents),
-    conversations: [
-      ...agents.flatMap((a) => deps.agents.conversationsPage(a.name, 0, SNAPSHOT_CONVERSATIONS_PER_AGENT)?.conversations ?? []),
-      ...(deps.crew?.conversations() ?? []),
-    ],
+    // Every agent's row: this machine's, then its crew members' (C-1).
+    agents: upstreams.flatMap((u) => u.summaries()),
+    conversations: upstreams.flatMap((u) => u.firstPages(SNAPSHOT_CONVERSATIONS_PER_AGENT)),
   };
 }
 
@@ -70,15 +61,12 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(PHONE_ROUTES.health.path, { ...PUBLIC, ...phoneSchema("health") }, async () => ({ ok: true as const }));
   app.get(PHONE_ROUTES.snapshot.path, { ...DEVICE, ...phoneSchema("snapshot") }, async () => snapshot(deps));
-  app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: agentList(deps) }));
+  app.get(PHONE_ROUTES.agents.path, { ...DEVICE, ...phoneSchema("agents") }, async () => ({ agents: deps.upstreams.summaries() }));
 
-  // A crew member's agent (C-1) is read through the member's own phone API.
-  const crewRead = async (req: { params: { agent: string }; url: string; routeOptions: { url?: string } }) => {
-    const key = req.params.agent;
-    const own = deps.crew?.owner(key);
-    if (!own || !deps.crew) return null;
-    return deps.crew.read(key, memberPath(req.routeOptions.url!, req.params, own.agent, req.url));
-  };
+  // What the agent (or the member) answered, its status and the body its checkers rebuilt (reply
+  // schema: the envelope).
+  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
+  const unknownAgent = (reply: FastifyReply) => sendError(reply, "unknown-agent", "No such durable agent.");
 
   // The page's cursor and size are checked by the schema, with the words the phone knows.
   app.get(PHONE_ROUTES.conversations.path, { ...DEVICE, ...phoneSchema("conversations") }, async (req, reply) => {
@@ -87,43 +75,29 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     // A number too large to write ("1e400") passes Ajv's integer check unbounded: it stays refused here, in the same words.
     if (!Number.isSafeInteger(offset)) return sendError(reply, "bad-request", PAGE_WORDS.after!);
     if (!Number.isSafeInteger(limit)) return sendError(reply, "bad-request", PAGE_WORDS.limit!);
-    const viaCrew = await crewRead(req);
-    if (viaCrew) {
-      // The member names its agent by its own name; the lead's phone knows it by its crew key.
-      const body = viaCrew.body as { conversations?: { agent?: string }[] };
-      if (viaCrew.status === 200) for (const c of body.conversations ?? []) c.agent = req.params.agent;
-      return passOn(reply, viaCrew);
-    }
-    const page = deps.agents.conversationsPage(req.params.agent, offset, limit);
-    if (!page) return sendError(reply, "unknown-agent", "No such durable agent.");
-    const body: ConversationsPage = { conversations: page.conversations };
-    if (page.next !== undefined) body.next = String(page.next);
-    return body;
+    const upstream = deps.upstreams.find(req.params.agent);
+    if (!upstream) return unknownAgent(reply);
+    return send(reply, await upstream.conversationsPage(req.params.agent, offset, limit));
   });
 
   app.get(PHONE_ROUTES.pane.path, { ...DEVICE, ...phoneSchema("pane") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) {
-      const detail = viaCrew.body as { conversation?: { agent?: string } };
-      if (viaCrew.status === 200 && detail.conversation) detail.conversation.agent = req.params.agent;
-      return passOn(reply, viaCrew);
-    }
-    const conn = deps.agents.get(req.params.agent);
-    if (!conn) return sendError(reply, "unknown-agent", "No such durable agent.");
-    const detail = await conn.paneDetail(req.params.pane);
-    if (!detail) return sendError(reply, "not-found", "No such open conversation.");
-    // The answers Collie holds here (issue #34): the chat's record of them until they are delivered.
-    return deps.decisions ? { ...detail, decisions: deps.decisions.heldForPane(req.params.agent, req.params.pane) } : detail;
+    const { agent, pane } = req.params;
+    const upstream = deps.upstreams.find(agent);
+    if (!upstream) return unknownAgent(reply);
+    const r = await upstream.pane(agent, pane);
+    // The answers this Collie holds for the chat (issue #34): its record of them until they are
+    // delivered. A crew member's chat carries its own (it holds them).
+    if (r.status === 200 && deps.decisions && r.body.decisions === undefined) return send(reply, { status: 200, body: { ...r.body, decisions: deps.decisions.heldForPane(agent, pane) } });
+    return send(reply, r);
   });
 
   app.get(PHONE_ROUTES.alwaysAllowed.path, { ...DEVICE, ...phoneSchema("alwaysAllowed") }, async (req, reply) => {
-    if (!deps.agents.get(req.params.agent)) return sendError(reply, "unknown-agent", "No such durable agent.");
+    if (!deps.upstreams.find(req.params.agent)) return unknownAgent(reply);
     return { tools: deps.decisions?.alwaysAllowed(req.params.agent) ?? [] };
   });
 
   // History, closed conversations and starters are read from the agent when the phone asks (P-7),
-  // never on a timer, through the one gateway (agents/gateway.ts).
-  const readThrough = deps.gateway.read.bind(deps.gateway);
+  // never on a timer, through its upstream (its checkers: agents/gateway.ts, crew/replies.ts).
   // The agent's page query goes on as it came (a key given twice, as its values joined by commas).
   const pageQuery = (q: { after?: string | string[]; limit?: string | string[] }) => {
     const s = new URLSearchParams();
@@ -131,63 +105,60 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     if (q.limit?.length) s.set("limit", String(q.limit));
     return s.size ? `?${s}` : "";
   };
-  // What the agent answered, its status and the body its checkers rebuilt (reply schema: the envelope).
-  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
   app.get(PHONE_ROUTES.history.path, { ...DEVICE, ...phoneSchema("history") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
-    const r = await readThrough(req.params.agent, "history", {}, pageQuery(req.query), parseHistoryPage);
-    const body = r.status === 200 && deps.mask ? maskHistory(r.body as unknown as HistoryPage, deps.mask) : r.body;
-    return send(reply, { status: r.status, body });
+    const upstream = deps.upstreams.find(req.params.agent);
+    if (!upstream) return unknownAgent(reply);
+    return send(reply, await upstream.read(req.params.agent, "history", {}, pageQuery(req.query)));
   });
   app.get(PHONE_ROUTES.historyItems.path, { ...DEVICE, ...phoneSchema("historyItems") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
-    return send(reply, await readThrough(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query), parseHistoryItemsPage));
+    const upstream = deps.upstreams.find(req.params.agent);
+    if (!upstream) return unknownAgent(reply);
+    return send(reply, await upstream.read(req.params.agent, "historyItems", { session: req.params.session }, pageQuery(req.query)));
   });
   app.get(PHONE_ROUTES.starters.path, { ...DEVICE, ...phoneSchema("starters") }, async (req, reply) => {
-    const viaCrew = await crewRead(req);
-    if (viaCrew) return passOn(reply, viaCrew);
-    return send(reply, await readThrough(req.params.agent, "starters", {}, "", parseStartersPage));
+    const upstream = deps.upstreams.find(req.params.agent);
+    if (!upstream) return unknownAgent(reply);
+    return send(reply, await upstream.read(req.params.agent, "starters", {}, ""));
   });
 
   // Actions (D-5): the phone's request id goes to the agent unchanged.
-  const forward = (route: Parameters<AgentGateway["write"]>[1], params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; url: string; routeOptions: { url?: string }; headers: Record<string, unknown> }, reply: FastifyReply) => {
+  const forward = (route: WriteRouteName, params: (p: Record<string, string>) => Record<string, string>) =>
+    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; headers: Record<string, unknown> }, reply: FastifyReply) => {
       const p = req.params;
       const body = req.body;
       // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
       // limit counted in bytes, an id against the ID rule …) is refused here with its words.
       const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
       if (!wire.ok) return sendError(reply, "bad-request", wire.error);
-      // A crew member's agent (C-1): the member's phone API takes the action, request id unchanged.
-      const own = deps.crew?.owner(p.agent!);
-      // An answer the agent takes leaves a decision (the ask as it was when tapped).
+      const agent = p.agent!;
+      const upstream = deps.upstreams.find(agent);
+      if (!upstream) return sendError(reply, "unknown-agent", `No durable agent named ${agent}.`);
+      // An answer the agent takes leaves a decision (the ask as it was when tapped), where this
+      // Collie keeps the ask (a crew member keeps its own decisions).
       let draft: DecisionDraft | null = null;
-      if (route === "answer" && deps.decisions && !own) {
-        const ask = deps.agents.get(p.agent!)?.mirror.ask(p.pane!, p.ask!);
+      if (route === "answer" && deps.decisions) {
+        const ask = upstream.openAsk(agent, p.pane!, p.ask!);
         if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
       }
-      const outcome = own && deps.crew
-        ? await deps.crew.action(p.agent!, route, memberPath(req.routeOptions.url!, p, own.agent, req.url), body, req.device?.name)
-        : await deps.gateway.write(p.agent!, route, params(p), body);
+      // The phone's name goes with it: a crew member records which phone answered (issue #37).
+      const outcome = await upstream.write(agent, route, params(p), body, req.device?.name);
       if (draft && deps.decisions) {
         if (outcome.status === 200 && outcome.body.replayed !== true) {
-          deps.live.publish({ type: "decision", agent: p.agent!, decision: deps.decisions.record(p.agent!, draft) });
+          deps.live.publish({ type: "decision", agent, decision: deps.decisions.record(agent, draft) });
         } else if (outcome.status === 202 && outcome.body.held === true) {
-          const held = deps.decisions.hold(body.requestId, p.agent!, draft);
-          if (held) deps.live.publish({ type: "decision", agent: p.agent!, decision: held });
+          const held = deps.decisions.hold(body.requestId, agent, draft);
+          if (held) deps.live.publish({ type: "decision", agent, decision: held });
         }
       }
       const code = outcome.body.error;
       deps.audit?.write({
-        action: route, agent: p.agent!, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
+        action: route, agent, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
         // A crew lead's action names the lead (C-1): the member's log says which Collie forwarded it.
         device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
         outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
       });
-      // The agent's (or the member's) status and JSON, passed through unchanged (P-15).
-      return own ? passOn(reply, outcome) : send(reply, outcome);
+      // The agent's (or the member's) status and JSON, as the catalog has them (P-15).
+      return send(reply, outcome);
     };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
   app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
@@ -199,16 +170,4 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
   app.post(PHONE_ROUTES.close.path, { ...DEVICE, ...phoneSchema("close") }, forward("close", () => ({})));
   app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, ...phoneSchema("reopen") }, forward("reopen", () => ({})));
   app.post(PHONE_ROUTES.starter.path, { ...DEVICE, ...phoneSchema("starter") }, forward("starter", (p) => ({ starter: p.starter! })));
-}
-
-/** The closed conversations of the list (P-7) with their titles and subtitles masked (R-1). */
-function maskHistory(page: HistoryPage, mask: (text: string) => string): HistoryPage {
-  return {
-    ...page,
-    rows: page.rows.map((row) => {
-      const out = { ...row, title: mask(row.title) };
-      if (row.subtitle !== undefined) out.subtitle = mask(row.subtitle);
-      return out;
-    }),
-  };
 }

@@ -66,7 +66,7 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
     const missed = Number.isSafeInteger(since) && since >= 0 ? deps.live.since(since) : null;
     if (missed) {
       client.send({ type: "resumed", seq: deps.live.seq });
-      for (const m of missed) if (m.type !== "item" && m.type !== "view") client.send(m);
+      for (const m of missed) client.send(m);
     } else {
       client.send({ type: "snapshot", seq: deps.live.seq, snapshot: snapshot(deps) });
     }
@@ -87,13 +87,12 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
       }
       if (client.watching.size >= MAX_WATCHED) client.watching.delete(client.watching.values().next().value as string);
       client.watching.add(key);
-      // A crew member's pane (C-1): the member sends its view and items, which come back as deltas.
-      const own = deps.crew?.owner(msg.agent);
-      if (own) return own.member.watch(own.agent, msg.pane);
-      // The chat's whole view, read from the agent when Collie holds only its tail (memory stays small).
-      void deps.agents.get(msg.agent)?.paneDetail(msg.pane).then((detail) => {
+      // The chat's whole view: read from the agent when Collie holds only its tail (memory stays
+      // small); a crew member sends it, and then its items, as deltas (C-1).
+      const upstream = deps.upstreams.find(msg.agent);
+      upstream?.watch(msg.agent, msg.pane).then((detail) => {
         if (detail && client.watching.has(key)) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
-      });
+      }, (err: unknown) => deps.log?.(`live: reading a view of ${msg.agent}: ${(err as Error).message}`));
     });
     socket.on("close", () => {
       stopBeating();

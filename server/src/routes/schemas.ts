@@ -4,7 +4,7 @@
  * whose words the phone knew from the handler answers with those words (`PHONE_SCHEMA_MESSAGES`);
  * any other failed check keeps Fastify's own text, as before.
  */
-import type { FastifyReply, FastifySchemaValidationError, RouteShorthandOptions } from "fastify";
+import type { FastifySchemaValidationError, RouteShorthandOptions } from "fastify";
 import { PHONE_SCHEMA_MESSAGES, PHONE_SCHEMAS, type PhoneSchemaMessages, type PhoneSchemas } from "@colliepwa/shared/schemas";
 import type { PhoneRouteName } from "@colliepwa/shared";
 
@@ -27,12 +27,4 @@ function formatter(messages: PhoneSchemaMessages) {
 export function phoneSchema<N extends PhoneRouteName>(name: N): { schema: PhoneSchemas[N]; schemaErrorFormatter?: ReturnType<typeof formatter> } {
   const messages = PHONE_SCHEMA_MESSAGES[name];
   return { schema: PHONE_SCHEMAS[name], ...(messages ? { schemaErrorFormatter: formatter(messages) } : {}) };
-}
-
-/**
- * Sends a crew member's reply on exactly as the member wrote it (C-1): its status and its body,
- * serialized as they are, never through this route's reply schema (a member may run another Collie).
- */
-export function passOn(reply: FastifyReply, outcome: { status: number; body: unknown }): FastifyReply {
-  return reply.serializer(JSON.stringify).code(outcome.status).send(outcome.body);
 }

@@ -12,6 +12,8 @@ import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
 import { closeAllDaemons, requestId, TestDaemon, writeSources } from "../helpers/daemon.ts";
 import { FAKE_INSTANCE, FakeAgent, fakeHello } from "../helpers/fake-agent.ts";
 import { AgentConnection } from "../../src/agents/connection.ts";
+import type { AgentGateway } from "../../src/agents/gateway.ts";
+import type { UpstreamEvents } from "../../src/agents/upstream.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
 import { makeCert } from "../helpers/cert.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
@@ -218,10 +220,10 @@ describe("the events long-poll (W-3, N-1)", () => {
     await fake.listen({ socket });
     let reads = 0;
     const readsAtAftermath: number[] = [];
-    const conn = new AgentConnection({
-      name: "fake", endpoint: { kind: "socket", path: socket }, onSummary: () => {}, onChange: () => {}, log: () => {}, waitMs: 5000,
-      onApplied: () => readsAtAftermath.push(reads),
-    });
+    const events: UpstreamEvents = { live: () => {}, closedAsks: () => {}, openAsk: () => {}, delivered: () => {}, log: () => {} };
+    // The page's aftermath is the gateway's delivery of held writes: it notes how many reads were made.
+    const gateway = { deliverHeld: () => void readsAtAftermath.push(reads) } as unknown as AgentGateway;
+    const conn = new AgentConnection({ name: "fake", endpoint: { kind: "socket", path: socket }, events, gateway, log: () => {}, waitMs: 5000 });
     const get = conn.client.get.bind(conn.client);
     conn.client.get = (path, ...rest) => {
       if (path.includes("/events?")) reads++;

@@ -1,10 +1,18 @@
-/** A real WebSocket client of `/api/live` (the `ws` package), recording every message. */
+/**
+ * A real WebSocket client of `/api/live` (the `ws` package), recording every message. Every frame
+ * it receives is read by the live contract's reader (`@colliepwa/shared/live`, strict): what a
+ * Collie sends fits the contract its phones and leads read it with; `closeAllLive` fails on any
+ * frame that did not.
+ */
 import WebSocket from "ws";
 import type { ClientMessage, LiveMessage } from "@colliepwa/shared";
+import { readLiveText } from "@colliepwa/shared/live";
 import { until } from "./wait.ts";
 import { authHeaders } from "./tokens.ts";
 
 const open = new Set<LiveClient>();
+/** Frames a test's daemon sent that the live contract refuses. */
+const outsideContract: string[] = [];
 
 export class LiveClient {
   readonly socket: WebSocket;
@@ -13,7 +21,12 @@ export class LiveClient {
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
-    socket.on("message", (data) => this.messages.push(JSON.parse(String(data)) as LiveMessage));
+    socket.on("message", (data) => {
+      const text = String(data);
+      const read = readLiveText(text);
+      if (!read.ok) outsideContract.push(`${read.error}: ${text.slice(0, 300)}`);
+      this.messages.push(JSON.parse(text) as LiveMessage);
+    });
     socket.on("close", () => (this.#closed = true));
   }
 
@@ -65,4 +78,6 @@ export class LiveClient {
 
 export async function closeAllLive(): Promise<void> {
   await Promise.all([...open].map((c) => c.close()));
+  const refused = outsideContract.splice(0);
+  if (refused.length > 0) throw new Error(`the daemon sent ${refused.length} live message(s) outside the live contract:\n${refused.slice(0, 5).join("\n")}`);
 }

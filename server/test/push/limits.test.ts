@@ -224,3 +224,48 @@ test("the limits are the specification's numbers (U-1)", () => {
   assert.equal(PUSH_LIMITS.hourMs, HOUR);
   assert.equal(PUSH_LIMITS.quietMs, HOUR);
 });
+
+describe("a crew member machine as a whole (C-1, the security issue 38.5)", () => {
+  const burst = (limits: PushLimits, member: boolean, agents = 60, asks = 3) => {
+    const vs: LimitVerdict[] = [];
+    for (let a = 0; a < agents; a++) for (let i = 0; i < asks; i++) vs.push(limits.admit({ ...key(`p${i}`, `agent-${a}`), member }));
+    return vs;
+  };
+
+  test("60 agents × 3 asks on a member push 10 times in a minute, not 180", () => {
+    const s = setup();
+    const vs = burst(s.limits, true);
+    assert.equal(vs.filter((v) => v.kind === "push").length, PUSH_LIMITS.memberMinute);
+    assert.ok(vs.slice(PUSH_LIMITS.memberMinute).every((v) => v.kind === "skip" && v.reason === "member-minute"));
+    s.state.close();
+  });
+
+  test("30 an hour, minute after minute; then none until the oldest is an hour old", () => {
+    const s = setup();
+    let pushed = 0;
+    for (let m = 0; m < 10; m++) {
+      s.clock.set(m * MIN);
+      pushed += burst(s.limits, true).filter((v) => v.kind === "push").length;
+    }
+    assert.equal(pushed, PUSH_LIMITS.memberHour);
+    s.clock.set(10 * MIN);
+    assert.deepEqual(s.limits.admit({ ...key("x", "agent-new"), member: true }), { kind: "skip", reason: "member-hour" });
+    s.clock.set(HOUR + 1);
+    assert.deepEqual(s.limits.admit({ ...key("x", "agent-new"), member: true }), { kind: "push" });
+    s.state.close();
+  });
+
+  test("the lead's own machine is limited per agent only, as before", () => {
+    const s = setup();
+    assert.equal(burst(s.limits, false).filter((v) => v.kind === "push").length, 180);
+    s.state.close();
+  });
+
+  test("judge: a member's hour and minute come after the silence and before the agent's own limits", () => {
+    const none = { paneMinute: 0, agentMinute: 0, agentHour: 0, quietUntil: null };
+    assert.deepEqual(judge({ ...none, memberMinute: 9, memberHour: 29 }, T0), { kind: "push" });
+    assert.deepEqual(judge({ ...none, memberMinute: 10, memberHour: 10 }, T0), { kind: "skip", reason: "member-minute" });
+    assert.deepEqual(judge({ ...none, memberMinute: 0, memberHour: 30, agentHour: 30 }, T0), { kind: "skip", reason: "member-hour" });
+    assert.deepEqual(judge({ ...none, memberHour: 40, quietUntil: T0 + 1 }, T0), { kind: "skip", reason: "quiet" });
+  });
+});
