@@ -68,8 +68,10 @@ describe("a Pi AgentSession killed with its card open (issue 36)", () => {
     const settled = await until(async () => {
       const view = await detail();
       const tool = view.items?.find((i) => i.kind === "tool") as { status?: string } | undefined;
-      return (view.asks ?? []).length === 0 && tool?.status === "done" ? view : undefined;
-    }, "the call done and no card open");
+      // The reply comes in a later page than the call's result: wait for it too.
+      const replied = view.items?.some((i) => i.kind === "reply");
+      return (view.asks ?? []).length === 0 && tool?.status === "done" && replied ? view : undefined;
+    }, "the call done, its reply in, and no card open");
     assert.deepEqual(settled.items!.map((i) => i.kind).filter((k) => k !== "notice"), ["user", "tool", "reply"]);
 
     assert.equal(readFileSync(ledger, "utf8"), "deployed\n", "bash ran once, in the new process");
