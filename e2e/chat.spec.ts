@@ -25,10 +25,15 @@ test("a message: your line, Sent, the agent's copy, a streamed reply", async ({ 
   await expect(pendingLines(page, text).getByRole("img", { name: "Sending" })).toBeVisible();
   await sending.arrived();
 
-  // Hold Collie's messages from the reply's first write on: the agent's copy is the newest line.
+  // Hold Collie's messages from the first item after your line's copy: the copy is the newest line.
   let replyWrites = 0;
   const replyWrite = (m: { type: string; paneId?: string; item?: { kind?: string } }) => m.type === "item" && m.paneId === pane && m.item?.kind === "reply";
-  live.holdFrom((m) => replyWrite(m) && ++replyWrites === 1);
+  // (The first item after it may be the agent's thinking, or the reply itself.)
+  live.holdFrom((m) => {
+    const after = m.type === "item" && m.paneId === pane && m.item?.kind !== "user";
+    if (after && replyWrite(m)) replyWrites++;
+    return after;
+  });
   sending.release();
 
   // The agent took it: `Sent`, and its copy replaced your line: one copy of your text (P-20).
