@@ -95,7 +95,7 @@ const test = base.extend<object, { collie: CollieServer; rig: PushRig; approvals
   ],
   collie: [
     async ({ rig, approvals }, use) => {
-      const collie = await startCollie({ sources: approvals.sources, env: { NODE_EXTRA_CA_CERTS: rig.caFile } });
+      const collie = await startCollie({ sources: approvals.sources, env: rig.daemonEnv });
       await use(collie);
       await collie.stop();
     },
