@@ -5,6 +5,7 @@
  * `collie.kill()` takes the example agent down with the daemon; both come back on the same store.
  * Works on a conversation of its own (the `New ticket` starter), so it leaves the others alone.
  */
+import type { Page } from "@playwright/test";
 import { STRINGS } from "@colliepwa/shared";
 import { expect, test } from "./fixtures.ts";
 import { askTest } from "./asks.ts";
@@ -68,19 +69,7 @@ test("with the network off, the app draws the last dashboard, list and chat it s
   await page.evaluate(() => navigator.serviceWorker.ready);
   const chat = await openChat(page, "ticket-5521", "Maria Lopez", "Ticket opened: the parcel for order 5521 never arrived.");
   // The phone saves what Collie sent a moment after it changed (IndexedDB).
-  await expect.poll(() => page.evaluate(() => new Promise<number>((resolve) => {
-    const open = indexedDB.open("collie-view");
-    open.onsuccess = () => {
-      try {
-        const get = open.result.transaction("view").objectStore("view").get("last");
-        get.onsuccess = () => resolve((get.result as { details?: unknown[] } | undefined)?.details?.length ?? 0);
-        get.onerror = () => resolve(0);
-      } catch {
-        resolve(0);
-      }
-    };
-    open.onerror = () => resolve(0);
-  }))).toBeGreaterThan(0);
+  await savedDetails(page);
 
   await context.setOffline(true);
   await page.reload();
@@ -117,6 +106,8 @@ ownDesk("offline, one banner says which end is away: this phone, or Collie; the 
   await page.goto("/");
   await page.evaluate(() => navigator.serviceWorker.ready);
   const chat = await openChat(page, "ticket-5530", "Jonas Weber", "Ticket opened: the trail jacket from order 5530 is the wrong size.");
+  // This file's own Collie and phone: the copy a reload offline shows is saved first.
+  await savedDetails(page);
   await collie.killAgent();
   try {
     // The agent is down, Collie is up: the agent's note, alone.
@@ -149,3 +140,20 @@ ownDesk("offline, one banner says which end is away: this phone, or Collie; the 
   }
   await expect(awayNote).toHaveCount(0, { timeout: 30_000 });
 });
+
+/** Waits until the phone saved what Collie sent (IndexedDB, a moment after it changed): a chat's content included. */
+async function savedDetails(page: Page): Promise<void> {
+  await expect.poll(() => page.evaluate(() => new Promise<number>((resolve) => {
+    const open = indexedDB.open("collie-view");
+    open.onsuccess = () => {
+      try {
+        const get = open.result.transaction("view").objectStore("view").get("last");
+        get.onsuccess = () => resolve((get.result as { details?: unknown[] } | undefined)?.details?.length ?? 0);
+        get.onerror = () => resolve(0);
+      } catch {
+        resolve(0);
+      }
+    };
+    open.onerror = () => resolve(0);
+  }))).toBeGreaterThan(0);
+}
