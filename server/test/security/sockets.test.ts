@@ -122,6 +122,7 @@ test("a second SIGTERM exits at once", async () => {
   proc.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
   proc.kill("SIGTERM");
   proc.kill("SIGTERM");
-  await once(proc, "exit");
+  // `close`, not `exit`: its stderr may still be on its way when the process has exited.
+  await once(proc, "close");
   assert.match(stderr, /SIGTERM: stopping/);
 });
