@@ -57,6 +57,10 @@ export function folderLabel(cwd: string, home: string = homedir()): string {
   return home.length > 1 && (cwd === home || cwd.startsWith(`${home}/`)) ? `~${cwd.slice(home.length)}` : cwd;
 }
 
+/** Malformed lines a link may send before the desk refuses it; the first LOGGED_BAD_LINES are logged. */
+export const MAX_BAD_LINES = 100;
+const LOGGED_BAD_LINES = 5;
+
 /** Opens the desk: its durable socket for Collie, its link socket for `pi`. */
 export async function openPiDesk(opts: PiDeskOptions): Promise<PiDesk> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`pi desk: ${line}\n`));
@@ -149,6 +153,8 @@ class DeskLink {
   #queue: Promise<void> = Promise.resolve();
   #idleWaiters: (() => void)[] = [];
   #ended = false;
+  /** Malformed lines this link sent (bounded: MAX_BAD_LINES). */
+  #badLines = 0;
 
   constructor(ctx: DeskContext, socket: Socket) {
     this.#ctx = ctx;
@@ -184,10 +190,17 @@ class DeskLink {
   }
 
   #line(line: string): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#badLines > MAX_BAD_LINES) return;
     const parsed = parsePiLine(line);
     if (!parsed.ok) {
-      this.#ctx.log(`dropped a link line from ${this.session ? `session ${this.session.id}` : "a pi"}: ${parsed.error}`);
+      // Bounded, as a crew member's bad frames are: the first few are logged, a link that keeps
+      // sending them is refused, so a hostile process can neither flood the log nor hold the desk.
+      this.#badLines++;
+      if (this.#badLines <= LOGGED_BAD_LINES) this.#ctx.log(`dropped a link line from ${this.session ? `session ${this.session.id}` : "a pi"}: ${parsed.error}`);
+      if (this.#badLines > MAX_BAD_LINES) {
+        this.#ctx.log(`refused a link that sent ${this.#badLines} malformed lines`);
+        this.#refuse("too many malformed lines");
+      }
       return;
     }
     const message = parsed.value;

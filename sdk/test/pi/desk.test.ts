@@ -117,6 +117,24 @@ describe("the Pi desk", () => {
     } };
   }
 
+  it("refuses a link that keeps sending malformed lines, logging only the first few; the desk stays up", async () => {
+    const dir = tempDir("collie-desk-");
+    const logged: string[] = [];
+    desk = await openPiDesk({ socket: join(dir, "desk.sock"), link: join(dir, "link.sock"), stateDir: dir, writesOnlyFrom: process.pid, log: (l) => logged.push(l) });
+    const hostile = new RawPi(desk.linkPath);
+    raws.push(hostile);
+    for (let i = 0; i < 10_000; i++) hostile.write(i % 2 ? "null" : { type: 42 });
+    assert.deepEqual(await hostile.next("refused"), { type: "refused", reason: "too many malformed lines" });
+    await hostile.closed;
+    assert.ok(logged.length <= 7, `${logged.length} log lines for 10 000 malformed ones`);
+    assert.equal(logged.filter((l) => /^refused a link/.test(l)).length, 1);
+    // Another pi links as before.
+    const good = new RawPi(desk.linkPath);
+    raws.push(good);
+    good.hello("0123456789abcdef0123456789abcdef");
+    assert.equal((await good.next("welcome")).type, "welcome");
+  });
+
   it("shows a pi's session as a conversation in its folder's workspace, with its items and its card", async () => {
     const { phone, raw } = await open();
     const pi = raw();
