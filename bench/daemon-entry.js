@@ -121,7 +121,8 @@ const paired = daemon.devices.pair(daemon.devices.createCode().code, "bench", "b
 if (!paired.ok) throw new Error(`pairing the bench's phone failed: ${paired.reason}`);
 
 function stats() {
-  const agents = [...daemon.agents.summaries(), ...daemon.crew.summaries()];
+  // Every upstream, the daemon's own agents and its crew members, as the phone's snapshot lists them.
+  const agents = [...daemon.agents.all(), ...daemon.crew.all()].flatMap((u) => u.summaries());
   return {
     published: { ...published },
     pages,
