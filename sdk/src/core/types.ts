@@ -12,5 +12,5 @@ export type { Approval, ApprovalOptions } from "./approval.ts";
 export type { PaneHandlers, PaneOptions, PaneHost, PaneStateInput } from "./layout.ts";
 export type { ReceiptLookup, ReceiptRecord, ReceiptStore } from "./receipts.ts";
 export type { CommonOptions, CoreOptions, HistoryProvider } from "./core.ts";
-export type { WireBody, WireReply, WireReplyBody, WireRequest } from "./request.ts";
+export type { WireBody, WireEndpoint, WireReply, WireReplyBody, WireRequest } from "./request.ts";
 export type { Clock } from "./clock.ts";

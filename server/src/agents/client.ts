@@ -1,20 +1,28 @@
 /**
- * One durable agent's HTTP client: the wire over its Unix socket, or over https (or http on
- * loopback) with a bearer token (D-1, W-1). Every request has a deadline, so a stalled agent turns
+ * One durable agent's client: the wire over its Unix socket, or over https (or http on loopback)
+ * with a bearer token (D-1, W-1), or, in the server's own tests, straight to an SDK `WireEndpoint`
+ * in the same process (a `DurableCore`: no socket, the same requests and replies). Every request has a deadline, so a stalled agent turns
  * `unreachable` instead of hanging Collie (L-2), and every reply is size-capped and parsed as JSON
  * before anyone looks at it. The token is sent, never logged or put into an error.
  */
 import type { Agent as HttpAgentType, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { StringDecoder } from "node:string_decoder";
+import type { WireEndpoint } from "@colliepwa/durable-sdk/core";
 import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
 import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
 import { http } from "../net/http.ts";
 
 const { Agent: HttpAgent, request: httpRequest } = http;
 
-/** How Collie reaches an agent: its socket, or its URL and token (and a CA for a private certificate). */
-export type Endpoint = { kind: "socket"; path: string } | { kind: "url"; url: URL; token: string; ca?: string };
+/**
+ * How Collie reaches an agent: its socket, or its URL and token (and a CA for a private
+ * certificate), or an endpoint in this process (`memory`: tests only; sources.json cannot name one).
+ */
+export type Endpoint =
+  | { kind: "socket"; path: string }
+  | { kind: "url"; url: URL; token: string; ca?: string }
+  | { kind: "memory"; core: WireEndpoint; token?: string };
 
 /** Replies larger than this are refused (a hostile or broken agent cannot exhaust memory). */
 export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
@@ -51,7 +59,7 @@ export class AgentClient {
    * these, the same two hosts sources.json accepts plain http for.
    */
   get reach(): "local" | "remote" {
-    if (this.endpoint.kind === "socket") return "local";
+    if (this.endpoint.kind !== "url") return "local";
     const { protocol, hostname } = this.endpoint.url;
     return protocol === "http:" && PLAIN_HTTP_HOSTS.has(hostname) ? "local" : "remote";
   }
@@ -71,6 +79,7 @@ export class AgentClient {
 
   #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal, more?: Record<string, string>): Promise<AgentReply> {
     const headers: Record<string, string> = { ...this.#headers, ...more, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
+    if (this.endpoint.kind === "memory") return this.#inMemory(this.endpoint, method, path, headers, payload, timeoutMs, signal);
     if (payload !== undefined) {
       headers["content-type"] = "application/json";
       headers["content-length"] = String(Buffer.byteLength(payload));
@@ -140,6 +149,43 @@ export class AgentClient {
       req.on("close", () => clearTimeout(deadline));
       req.end(payload);
     });
+  }
+
+  /**
+   * The same request to an endpoint in this process, with everything a socket would give it: the
+   * header names in lower case, the body as text, the deadline and the cancel, and the reply
+   * serialized and parsed again (the caller never shares an object with the agent) under the
+   * same size cap.
+   */
+  async #inMemory(endpoint: { core: WireEndpoint; token?: string }, method: string, path: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {
+    const lower: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+    if (endpoint.token !== undefined) lower.authorization = `Bearer ${endpoint.token}`;
+    const gone = new AbortController();
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => gone.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const ended = new Promise<never>((_, reject) => {
+      // The deadline's own reason first: aborting the request then rejects too, and is ignored.
+      deadline = setTimeout(() => { reject(new AgentUnreachable(`no reply within ${timeoutMs} ms`)); gone.abort(); }, timeoutMs);
+      gone.signal.addEventListener("abort", () => reject(new AgentUnreachable("cancelled")), { once: true });
+    });
+    ended.catch(() => {});
+    try {
+      if (signal?.aborted) throw new AgentUnreachable("cancelled");
+      const reply = await Promise.race([
+        endpoint.core.request({ method, path, headers: lower, ...(payload !== undefined ? { body: payload } : {}), signal: gone.signal }),
+        ended,
+      ]);
+      const text = JSON.stringify(reply.body);
+      if (Buffer.byteLength(text) > MAX_REPLY_BYTES) throw new AgentUnreachable(`reply larger than ${MAX_REPLY_BYTES} bytes`);
+      return { status: reply.status, body: JSON.parse(text) as unknown };
+    } catch (err) {
+      throw err instanceof AgentUnreachable ? err : new AgentUnreachable("the agent failed while handling the request");
+    } finally {
+      clearTimeout(deadline);
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 }
 

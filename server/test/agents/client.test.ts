@@ -8,6 +8,7 @@ import { getEventListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
+import type { WireEndpoint, WireReply, WireRequest } from "@colliepwa/durable-sdk/core";
 import { WIRE_VERSIONS } from "@colliepwa/durable-sdk/wire";
 import { AgentClient, AgentUnreachable, type Endpoint } from "../../src/agents/client.ts";
 
@@ -72,5 +73,49 @@ describe("a request that cannot be made", () => {
       process.off("uncaughtException", onUncaught);
       client.close();
     }
+  });
+});
+
+describe("an endpoint in this process (memory): the same request and reply as over a socket", () => {
+  const reply = (body: object, status = 200): WireReply => ({ status, headers: {}, body });
+
+  test("the request arrives as a transport gives it: lower-case headers, the token, the body as text; the reply is a copy", async () => {
+    let seen: WireRequest | undefined;
+    const shared = { nested: { n: 1 } };
+    const core: WireEndpoint = { request: async (req) => ((seen = req), reply(shared)) };
+    const client = new AgentClient({ kind: "memory", core, token: TOKEN }, WIRE_VERSIONS, { "X-Crew": "1" });
+    const got = await client.post("/durable/v1/send", { text: "hi" }, 1000);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body, shared);
+    assert.notEqual(got.body, shared, "the caller never holds the agent's own object");
+    assert.equal(seen!.method, "POST");
+    assert.equal(seen!.headers!.authorization, `Bearer ${TOKEN}`);
+    assert.equal(seen!.headers!["x-crew"], "1");
+    assert.equal(seen!.body, JSON.stringify({ text: "hi" }));
+    assert.equal(client.reach, "local");
+  });
+
+  test("an endpoint that never answers is unreachable at the deadline, and the request it was given is aborted", async () => {
+    let signal: AbortSignal | undefined;
+    const core: WireEndpoint = { request: (req) => ((signal = req.signal), new Promise(() => {})) };
+    const client = new AgentClient({ kind: "memory", core }, WIRE_VERSIONS);
+    await assert.rejects(client.get("/durable/v1/events", 50), (err: Error) => err instanceof AgentUnreachable && /no reply within 50 ms/.test(err.message));
+    assert.equal(signal!.aborted, true);
+  });
+
+  test("the caller's cancel ends it, and leaves no listener on the caller's signal", async () => {
+    const core: WireEndpoint = { request: () => new Promise(() => {}) };
+    const client = new AgentClient({ kind: "memory", core }, WIRE_VERSIONS);
+    const stop = new AbortController();
+    const pending = client.get("/durable/v1/events", 10_000, stop.signal);
+    stop.abort();
+    await assert.rejects(pending, (err: Error) => err instanceof AgentUnreachable && err.message === "cancelled");
+    assert.equal(getEventListeners(stop.signal, "abort").length, 0);
+  });
+
+  test("an endpoint that throws is an unreachable agent, never a throw of another kind", async () => {
+    const core: WireEndpoint = { request: async () => { throw new Error("boom"); } };
+    const client = new AgentClient({ kind: "memory", core }, WIRE_VERSIONS);
+    await assert.rejects(client.get("/durable/v1/hello", 1000), AgentUnreachable);
   });
 });

@@ -4,6 +4,8 @@
  * Collie sends fits the contract its phones and leads read it with; `closeAllLive` fails on any
  * frame that did not.
  */
+import type { FastifyInstance } from "fastify";
+import { Socket } from "node:net";
 import WebSocket from "ws";
 import type { ClientMessage, LiveMessage } from "@colliepwa/shared";
 import { readLiveText } from "@colliepwa/shared/live";
@@ -18,9 +20,11 @@ export class LiveClient {
   readonly socket: WebSocket;
   readonly messages: LiveMessage[] = [];
   #closed = false;
+  readonly #injected: boolean;
 
-  private constructor(socket: WebSocket) {
+  private constructor(socket: WebSocket, injected = false) {
     this.socket = socket;
+    this.#injected = injected;
     socket.on("message", (data) => {
       const text = String(data);
       const read = readLiveText(text);
@@ -41,6 +45,32 @@ export class LiveClient {
     });
     await until(() => client.messages.length > 0, "the first WebSocket message");
     return client;
+  }
+
+  /**
+   * The same client on a daemon that does not listen (helpers/daemon.ts, `inject`): the upgrade
+   * goes through `app.injectWS()` with the paired device's token.
+   */
+  static async inject(d: { daemon: { app: FastifyInstance }; injectHeaders: Record<string, string> }, since?: number): Promise<LiveClient> {
+    // @fastify/websocket's injectWS sends `sec-websocket-version` as the number 13, which ws 8.18+
+    // refuses (it compares the header's text, as Node's parser gives it); the injected request is
+    // emitted on the app's server, so the header is made text there before ws reads it.
+    const asText = (req: { headers: Record<string, unknown> }) => {
+      req.headers["sec-websocket-version"] = String(req.headers["sec-websocket-version"]);
+    };
+    d.daemon.app.server.prependOnceListener("upgrade", asText);
+    // An injected upgrade has no network connection; the live route counts a WebSocket by its
+    // request's socket (connections.ts), so the request gets an unconnected one to be counted by.
+    // The client listens from the start (`onInit`): the route sends its first message as soon as
+    // the upgrade is done, before the promise of injectWS resolves.
+    let client: LiveClient | undefined;
+    const onInit = (ws: WebSocket) => {
+      client = new LiveClient(ws, true);
+      open.add(client);
+    };
+    await d.daemon.app.injectWS(`/api/live${since === undefined ? "" : `?since=${since}`}`, { headers: d.injectHeaders, socket: new Socket() } as { headers: Record<string, string> }, { onInit });
+    await until(() => client!.messages.length > 0, "the first WebSocket message");
+    return client!;
   }
 
   get closed(): boolean {
@@ -71,7 +101,10 @@ export class LiveClient {
     open.delete(this);
     if (this.#closed) return;
     const gone = new Promise((r) => this.socket.once("close", r));
-    this.socket.close();
+    // An injected connection has no network socket to end after the close handshake; ws would
+    // wait its 30 s close timeout, so it is cut at once (the daemon's side closes with its app).
+    if (this.#injected) this.socket.terminate();
+    else this.socket.close();
     await gone;
   }
 }

@@ -1,44 +1,41 @@
 /**
- * The phone API over real HTTP (D-4, D-5): snapshot, a pane's content, history and starters read
+ * The phone API through `inject()` (D-4, D-5), to the desk agent in this process (no socket): snapshot, a pane's content, history and starters read
  * through from a real agent, and every action forwarded with the phone's request id, unchanged
  * (the fixture agent prints the request id each handler got); replays pass `replayed: true` through
  * and the ask outcome codes reach the phone as the agent said them (P-15).
  */
-import { authHeaders } from "../helpers/tokens.ts";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Ask, Item, PaneDetail, Snapshot } from "@colliepwa/shared";
 import { parseHistoryItemsPage, parseHistoryPage, parseStartersPage, parseWith, WRITE_BODY_CHECKERS } from "@colliepwa/durable-sdk/wire";
-import { type ChildAgent, killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { MemoryDesk } from "../helpers/memory-desk.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { closeAllLive, LiveClient } from "../helpers/live.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 
 let d: TestDaemon;
-let agent: ChildAgent;
+let agent: MemoryDesk;
 let live: LiveClient;
 
 before(async () => {
   const dir = tempDir();
-  ({ agent } = await startAgent("desk-agent.ts", ["--socket", join(dir, "desk.sock")]));
-  d = await TestDaemon.start({
+  agent = await MemoryDesk.open();
+  d = await TestDaemon.inject({
     sources: {
       fixed: [
-        { name: "desk", endpoint: { kind: "socket", path: join(dir, "desk.sock") }, key: "desk" },
-        { name: "gone", endpoint: { kind: "socket", path: join(dir, "gone.sock") }, key: "gone" },
+        { name: "desk", endpoint: agent.endpoint, key: "desk" },
+        { name: "gone", endpoint: { kind: "socket", path: `${dir}/gone.sock` }, key: "gone" },
       ],
     },
   });
   await d.waitState("desk", "ready");
   await d.waitState("gone", "unreachable");
-  live = await LiveClient.connect(d.wsUrl);
+  live = await LiveClient.inject(d);
 });
 
 after(async () => {
   await closeAllLive();
   await closeAllDaemons();
-  await killAllAgents();
   removeTempDirs();
 });
 
@@ -354,9 +351,9 @@ describe("actions (D-5): the phone's request id reaches the agent unchanged", ()
       assert.equal(r.body.error, "bad-request", JSON.stringify(r.body));
       assert.equal(typeof r.body.message, "string");
     }
-    const notJson = await fetch(`${d.url}/api/agents/desk/panes/p1/send`, { method: "POST", headers: { "content-type": "application/json", ...authHeaders(d.url) }, body: "{nope" });
-    assert.equal(notJson.status, 400);
-    assert.equal(((await notJson.json()) as { error: string }).error, "bad-request");
+    const notJson = await d.daemon.app.inject({ method: "POST", url: "/api/agents/desk/panes/p1/send", headers: { "content-type": "application/json", ...d.injectHeaders }, payload: "{nope" });
+    assert.equal(notJson.statusCode, 400);
+    assert.equal(notJson.json<{ error: string }>().error, "bad-request");
     // Nothing reached the agent: a marker send is the next thing it prints.
     const marker = requestId("marker");
     await d.post("/api/agents/desk/panes/p2/send", { requestId: marker, text: "marker" });
