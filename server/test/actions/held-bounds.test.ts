@@ -20,7 +20,7 @@ const LIMITS = { conversation: { count: 3, bytes: 12_000 }, target: { count: 5, 
 /** Two agents nobody runs: everything for them is held. */
 async function downDaemon(stateDir?: string): Promise<TestDaemon> {
   const dir = tempDir();
-  const d = await TestDaemon.start({
+  const d = await TestDaemon.inject({
     sources: { fixed: ["desk", "till"].map((name) => ({ name, endpoint: { kind: "socket" as const, path: join(dir, `${name}.sock`) }, key: name })) },
     heldLimits: LIMITS,
     ...(stateDir ? { stateDir } : {}),

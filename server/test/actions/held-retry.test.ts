@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { Ask, PaneDetail } from "@colliepwa/shared";
-import { killAllAgents, startAgent } from "../helpers/child-agent.ts";
+import { MemoryDesk } from "../helpers/memory-desk.ts";
 import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { removeTempDirs, tempDir, until } from "../helpers/wait.ts";
 import { openStateDb } from "../../src/store/db.ts";
@@ -17,7 +17,6 @@ import { heldAnswer } from "../helpers/held.ts";
 
 after(async () => {
   await closeAllDaemons();
-  await killAllAgents();
   removeTempDirs();
 });
 
@@ -25,10 +24,9 @@ const TOOL_CALL = "call-retried";
 
 test("a held answer's retry taken directly releases the held answer and its draft", async () => {
   const dir = tempDir();
-  const socket = join(dir, "desk.sock");
   const stateDir = join(dir, "state");
-  const started = await startAgent("desk-agent.ts", ["--socket", socket, "--ask", TOOL_CALL]);
-  const asked = started.agent.messages.find((m) => m.asked)!.asked as Ask;
+  const desk = await MemoryDesk.open({ ask: [TOOL_CALL] });
+  const asked = desk.messages.find((m) => m.asked)!.asked as Ask;
   const id = requestId("retried");
   // Held before (the agent was away), on an ask the agent has not raised again yet, so only the
   // retry can end it.
@@ -36,7 +34,7 @@ test("a held answer's retry taken directly releases the held answer and its draf
   new HeldWrites(state).hold(heldAnswer({ requestId: id, revision: asked.revision }));
   new Decisions(state).hold(id, "desk", draftDecision("p1", { ...asked, id: "0123456789abcdef0123456789abcdef" }, { kind: "permission", optionId: "allow" }, "Pixel"));
   state.close();
-  const d = await TestDaemon.start({ sources: { fixed: [{ name: "desk", endpoint: { kind: "socket", path: socket }, key: "desk" }] }, stateDir });
+  const d = await TestDaemon.inject({ sources: { fixed: [{ name: "desk", endpoint: desk.endpoint, key: "desk" }] }, stateDir });
   const ask = await until(async () => (await d.get<PaneDetail>("/api/agents/desk/panes/p1")).body.asks?.find((a) => a.toolCallId === TOOL_CALL), "the ask in p1");
   assert.equal(d.daemon.held.count(), 1);
   // Held: the chat's record of it, for every phone (issue #34).

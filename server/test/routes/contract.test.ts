@@ -11,7 +11,7 @@ import { closeAllDaemons, TestDaemon } from "../helpers/daemon.ts";
 after(() => closeAllDaemons());
 
 test("the server registers exactly the phone route table", async () => {
-  const d = await TestDaemon.start({ sources: { fixed: [] } });
+  const d = await TestDaemon.inject({ sources: { fixed: [] } });
   const registered = new Set(d.daemon.app.collieRoutes.filter((r) => r.url.startsWith("/api/") && r.method !== "HEAD").map((r) => `${r.method} ${r.url}`));
   const table = new Set(Object.values(PHONE_ROUTES).map((r) => `${r.method} ${r.path}`));
   assert.deepEqual([...registered].filter((r) => !table.has(r)), [], "registered but not in the table");

@@ -29,7 +29,7 @@ before(async () => {
     return page;
   };
   await fake.listen({ socket: join(dir, "many.sock") });
-  d = await TestDaemon.start({ sources: { fixed: [{ name: "many", endpoint: { kind: "socket", path: join(dir, "many.sock") }, key: "many" }] } });
+  d = await TestDaemon.inject({ sources: { fixed: [{ name: "many", endpoint: { kind: "socket", path: join(dir, "many.sock") }, key: "many" }] } });
   await d.waitState("many", "ready");
 });
 

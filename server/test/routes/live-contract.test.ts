@@ -20,8 +20,8 @@ after(async () => {
 });
 
 test("every accepted fixture published on the hub reaches a phone unchanged but for its number", async () => {
-  const d = await TestDaemon.start({ sources: { fixed: [] } });
-  const phone = await LiveClient.connect(d.wsUrl);
+  const d = await TestDaemon.inject({ sources: { fixed: [] } });
+  const phone = await LiveClient.inject(d);
   const watched = new Set<string>();
   const accepted = loadLiveFixtures().filter((f) => f.expect === "accept" && f.type !== "resumed" && f.type !== "snapshot");
   for (const f of accepted) {

@@ -44,7 +44,7 @@ before(async () => {
     return undefined;
   };
   await fake.listen({ socket: join(dir, "fake.sock") });
-  d = await TestDaemon.start({ sources: { fixed: [{ name: "f", endpoint: { kind: "socket", path: join(dir, "fake.sock") }, key: "f" }] } });
+  d = await TestDaemon.inject({ sources: { fixed: [{ name: "f", endpoint: { kind: "socket", path: join(dir, "fake.sock") }, key: "f" }] } });
   await d.waitState("f", "ready");
 });
 
