@@ -10,7 +10,9 @@ export default defineConfig({
   outputDir: "test-results/playwright",
   testMatch: "**/*.spec.ts",
   fullyParallel: false,
-  workers: 1,
+  // Two workers: each journey starts its own Collie on a free port with its own state directory,
+  // and a journey mostly waits (on the daemon, the agent, the page); the files' tests stay in order.
+  workers: 2,
   // One retry in CI: a journey that passes on retry is reported as flaky, not hidden (test-all counts it).
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,

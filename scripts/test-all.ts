@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
@@ -52,9 +52,13 @@ const globs = ["sdk", "shared", "server"]
 if (globs.length > 0) {
   const tap = join(mkdtempSync(join(tmpdir(), "collie-test-")), "node.tap");
   console.log(`\n# node --test ${globs.join(" ")}`);
+  // Two files at a time at least (node's default is one fewer than the cores: one, on two): most
+  // of a file's time is spent waiting on child processes, sockets and timers (docs/reliability.md).
+  const concurrency = Math.max(2, availableParallelism() - 1);
   const status = run(process.execPath, [
     "--disable-warning=ExperimentalWarning",
     "--test",
+    `--test-concurrency=${concurrency}`,
     "--test-reporter=spec", "--test-reporter-destination=stdout",
     "--test-reporter=tap", `--test-reporter-destination=${tap}`,
     ...globs,
