@@ -167,11 +167,14 @@ export class AgentGateway {
     const hold = (): Outcome => this.#hold(conn, { target: agent, requestId: body.requestId, action: "send", conversation: paneId, path, body, ask: null, heldAt: this.#now() });
     // Behind a message Collie already holds for this conversation, or during a turn the agent
     // takes no message in (no `followUp` cap): held, and delivered when that turn is over (issue 37).
-    if (conn.state !== "ready" || this.#held.queued(agent, paneId) > 0 || this.#turns.mustWait(agent, paneId, conn)) return hold();
+    // Not the phone's retry of the send the agent took last: that one it answers from its receipt.
+    if (conn.state !== "ready") return hold();
+    const retry = this.#turns.isRetryOfTaken(agent, paneId, body.requestId, conn);
+    if (!retry && (this.#held.queued(agent, paneId) > 0 || this.#turns.mustWait(agent, paneId, conn))) return hold();
     try {
       const reply = await conn.client.post(`${conn.prefix}${path}`, body, ACTION_TIMEOUT_MS);
       const outcome = asOutcome(reply.status, reply.body);
-      this.#turns.sent(agent, paneId, outcome, conn);
+      this.#turns.sent(agent, paneId, outcome, conn, body.requestId);
       return outcome;
     } catch (err) {
       if (err instanceof AgentUnreachable) return hold();
@@ -202,7 +205,7 @@ export class AgentGateway {
     const reply = await conn.client.post(`${conn.prefix}${write.path}`, write.body, ACTION_TIMEOUT_MS);
     if (write.ask !== null && reply.status === 409 && (reply.body as { error?: unknown } | null)?.error === "ask-not-open") return "keep"; // not yet
     const outcome = asOutcome(reply.status, reply.body);
-    if (write.action === "send") this.#turns.sent(write.target, write.conversation, outcome, conn);
+    if (write.action === "send") this.#turns.sent(write.target, write.conversation, outcome, conn, write.requestId);
     return outcome;
   }
 

@@ -26,8 +26,10 @@ export interface TurnSource {
 
 export class SendTurns {
   readonly #now: () => number;
-  /** Per `agent\npane`: the turn a send started, until the mirror shows it over. */
+  /** Per `agent\npane`: the turn a send started (and that send's request id), until the mirror shows it over. */
   readonly #started = new Map<string, { turnId: string; at: number; instance: string | null }>();
+  /** Per `agent\npane`: the request id of the newest send the agent took, with its process's start. */
+  readonly #taken = new Map<string, { requestId: string; instance: string | null }>();
 
   constructor(now: () => number) {
     this.#now = now;
@@ -46,6 +48,7 @@ export class SendTurns {
     if (!pane) {
       // Not open (closed, or not laid out yet): the agent answers for itself.
       this.#started.delete(key);
+      this.#taken.delete(key);
       return false;
     }
     if (pane.state !== "idle") return true;
@@ -59,10 +62,26 @@ export class SendTurns {
     return true;
   }
 
+  /**
+   * Whether this request id is the newest send the agent took on this pane, in the same process:
+   * the phone's retry of a send whose reply it never got. It goes to the agent at once, never held
+   * behind the turn it started or the messages after it: the agent answers it from its receipt
+   * (`replayed`, S-28) and runs nothing, so the phone learns at once that it landed.
+   */
+  isRetryOfTaken(agent: string, paneId: string, requestId: string, conn: TurnSource): boolean {
+    const taken = this.#taken.get(`${agent}\n${paneId}`);
+    return taken !== undefined && taken.requestId === requestId && taken.instance === conn.instance;
+  }
+
   /** The agent took a send: the turn its reply names must show as over before the next send. */
-  sent(agent: string, paneId: string, outcome: Outcome, conn: TurnSource): void {
-    if (this.takesFollowUps(conn) || outcome.status !== 200) return;
+  sent(agent: string, paneId: string, outcome: Outcome, conn: TurnSource, requestId: string): void {
+    if (outcome.status !== 200) return;
+    const key = `${agent}\n${paneId}`;
+    this.#taken.set(key, { requestId, instance: conn.instance });
+    if (this.takesFollowUps(conn)) return;
     const turnId = outcome.body.turnId;
-    if (typeof turnId === "string" && turnId) this.#started.set(`${agent}\n${paneId}`, { turnId, at: this.#now(), instance: conn.instance });
+    // A replay names the turn its first delivery started: that turn is already awaited (or over).
+    if (outcome.body.replayed === true) return;
+    if (typeof turnId === "string" && turnId) this.#started.set(key, { turnId, at: this.#now(), instance: conn.instance });
   }
 }

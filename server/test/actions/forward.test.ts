@@ -279,6 +279,25 @@ describe("held sends (D-5, L-1, docs/decisions.md)", () => {
     assert.equal(live.of("held-outcome").length, 2);
   });
 
+  test("an agent without followUp: the phone's retry of the send that started the turn is answered at once as a replay, not held behind its own turn", async () => {
+    const dir = tempDir();
+    const socket = join(dir, "desk.sock");
+    const { agent } = await startAgent("desk-agent.ts", ["--socket", socket, "--no-follow-up"]);
+    const d = await TestDaemon.start({ sources: fixed(socket) });
+    await d.waitState("desk", "ready");
+    const one = { requestId: requestId("taken"), text: "first" };
+    const two = { requestId: requestId("behind"), text: "second" };
+    assert.equal((await d.post("/api/agents/desk/panes/p1/send", one)).status, 200);
+    await settle(d, agent, "turn-of-first");
+    // A message after it waits for the turn; the reply to the first was lost, so the phone retries it.
+    assert.deepEqual(await d.post("/api/agents/desk/panes/p1/send", two), { status: 202, body: { held: true } });
+    const retry = await d.post("/api/agents/desk/panes/p1/send", one);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.replayed, true);
+    assert.deepEqual(agent.all((m) => m.got === "send").map((m) => m.text), ["first"], "nothing ran twice");
+    assert.equal(d.daemon.held.queued("desk"), 1, "the second still waits for the turn");
+  });
+
   test("an agent that declares followUp takes a send during a turn at once", async () => {
     const dir = tempDir();
     const socket = join(dir, "desk.sock");

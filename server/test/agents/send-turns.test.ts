@@ -36,7 +36,7 @@ describe("sends and turns", () => {
     const turns = new SendTurns(() => 0);
     const conn = source(false);
     conn.panes.set("p1", { state: "idle", turnId: "t1" });
-    turns.sent("desk", "p1", ok("t2"), conn);
+    turns.sent("desk", "p1", ok("t2"), conn, "req-1");
     assert.equal(turns.mustWait("desk", "p1", conn), true, "the mirror still shows the turn before");
     conn.panes.set("p1", { state: "working", turnId: "t2" });
     assert.equal(turns.mustWait("desk", "p1", conn), true);
@@ -48,11 +48,11 @@ describe("sends and turns", () => {
     const turns = new SendTurns(() => 0);
     const conn = source(false);
     conn.panes.set("p1", { state: "idle", turnId: "t1" });
-    turns.sent("desk", "p1", ok("t1"), conn);
+    turns.sent("desk", "p1", ok("t1"), conn, "req-2");
     assert.equal(turns.mustWait("desk", "p1", conn), false);
-    turns.sent("desk", "p1", ok(), conn);
+    turns.sent("desk", "p1", ok(), conn, "req-3");
     assert.equal(turns.mustWait("desk", "p1", conn), false);
-    turns.sent("desk", "p1", { status: 409, body: { error: "refused", message: "no" } }, conn);
+    turns.sent("desk", "p1", { status: 409, body: { error: "refused", message: "no" } }, conn, "req-4");
     assert.equal(turns.mustWait("desk", "p1", conn), false);
   });
 
@@ -61,7 +61,7 @@ describe("sends and turns", () => {
     const turns = new SendTurns(() => clock.t);
     const conn = source(false);
     conn.panes.set("p1", { state: "idle", turnId: "t1" });
-    turns.sent("desk", "p1", ok("never-shown"), conn);
+    turns.sent("desk", "p1", ok("never-shown"), conn, "req-5");
     clock.t += TURN_WAIT_MS - 1;
     assert.equal(turns.mustWait("desk", "p1", conn), true);
     clock.t += 1;
@@ -72,7 +72,7 @@ describe("sends and turns", () => {
     const turns = new SendTurns(() => 0);
     const conn = source(false);
     conn.panes.set("p1", { state: "idle", turnId: "t1" });
-    turns.sent("desk", "p1", ok("t2"), conn);
+    turns.sent("desk", "p1", ok("t2"), conn, "req-6");
     assert.equal(turns.mustWait("desk", "p1", conn), true);
     // Killed before its page showed t2 over; started again, it lays its panes out idle anew.
     conn.instance = "start-2";
@@ -85,7 +85,7 @@ describe("sends and turns", () => {
     const conn = source(true);
     conn.panes.set("p1", { state: "working", turnId: "t1" });
     assert.equal(turns.mustWait("desk", "p1", conn), false);
-    turns.sent("desk", "p1", ok("t2"), conn);
+    turns.sent("desk", "p1", ok("t2"), conn, "req-7");
     assert.equal(turns.mustWait("desk", "p1", conn), false);
   });
 
@@ -93,5 +93,35 @@ describe("sends and turns", () => {
     const turns = new SendTurns(() => 0);
     const conn: TurnSource = { hello: null, instance: null, mirror: { turn: () => ({ state: "working", turnId: "t1" }) } };
     assert.equal(turns.mustWait("desk", "p1", conn), true);
+  });
+
+  test("the phone's retry of the send the agent took last is known as one, in the same agent process only", () => {
+    const turns = new SendTurns(() => 0);
+    const conn = source(false);
+    conn.panes.set("p1", { state: "idle", turnId: "t1" });
+    turns.sent("desk", "p1", ok("t2"), conn, "req-a");
+    conn.panes.set("p1", { state: "working", turnId: "t2" });
+    assert.equal(turns.mustWait("desk", "p1", conn), true, "a new message waits for the turn");
+    assert.equal(turns.isRetryOfTaken("desk", "p1", "req-a", conn), true, "its retry does not");
+    assert.equal(turns.isRetryOfTaken("desk", "p1", "req-b", conn), false);
+    assert.equal(turns.isRetryOfTaken("desk", "p2", "req-a", conn), false);
+    // Refused sends are not taken; another process of the agent has other receipts' meaning.
+    turns.sent("desk", "p1", { status: 409, body: { error: "refused", message: "no" } }, conn, "req-c");
+    assert.equal(turns.isRetryOfTaken("desk", "p1", "req-c", conn), false);
+    conn.instance = "start-2";
+    assert.equal(turns.isRetryOfTaken("desk", "p1", "req-a", conn), false);
+  });
+
+  test("a replay names the turn its first delivery started: it does not make the next send wait for a turn long over", () => {
+    const turns = new SendTurns(() => 0);
+    const conn = source(false);
+    conn.panes.set("p1", { state: "idle", turnId: "t1" });
+    turns.sent("desk", "p1", ok("t2"), conn, "req-a");
+    conn.panes.set("p1", { state: "idle", turnId: "t2" });
+    assert.equal(turns.mustWait("desk", "p1", conn), false);
+    // The agent ran a turn of its own (t3) since; the retry of req-a is answered from its receipt.
+    conn.panes.set("p1", { state: "idle", turnId: "t3" });
+    turns.sent("desk", "p1", { status: 200, body: { ok: true, turnId: "t2", replayed: true } }, conn, "req-a");
+    assert.equal(turns.mustWait("desk", "p1", conn), false);
   });
 });
