@@ -19,7 +19,6 @@
  * records what it decided, in one transaction.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { prepared } from "../store/prepared.ts";
 
 export const PUSH_LIMITS = Object.freeze({
   paneMinute: 3,
@@ -98,8 +97,8 @@ export class PushLimits {
   /** The counts for `key` now (for tests and the docs' examples). */
   counts(key: LimitKey, now: number = this.#now()): LimitCounts {
     const l = this.#limits;
-    const count = (sql: string, ...args: (string | number)[]) => (prepared(this.#db, sql).get(...args) as { n: number }).n;
-    const quiet = prepared(this.#db, "SELECT until FROM push_quiet WHERE machine = ? AND agent = ?").get(key.machine, key.agent) as { until: number } | undefined;
+    const count = (sql: string, ...args: (string | number)[]) => (this.#db.prepare(sql).get(...args) as { n: number }).n;
+    const quiet = this.#db.prepare("SELECT until FROM push_quiet WHERE machine = ? AND agent = ?").get(key.machine, key.agent) as { until: number } | undefined;
     const member = key.member === true ? {
       memberMinute: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND at > ?", key.machine, now - l.minuteMs),
       memberHour: count("SELECT count(*) AS n FROM push_log WHERE machine = ? AND at > ?", key.machine, now - l.hourMs),
@@ -123,13 +122,13 @@ export class PushLimits {
     this.#db.exec("BEGIN IMMEDIATE");
     try {
       // Rows older than the longest window can never count again.
-      prepared(this.#db, "DELETE FROM push_log WHERE at <= ?").run(now - l.hourMs);
-      prepared(this.#db, "DELETE FROM push_quiet WHERE until <= ?").run(now);
+      this.#db.prepare("DELETE FROM push_log WHERE at <= ?").run(now - l.hourMs);
+      this.#db.prepare("DELETE FROM push_quiet WHERE until <= ?").run(now);
       const verdict = judge(this.counts(key, now), now, l);
       if (verdict.kind === "push") {
-        prepared(this.#db, "INSERT INTO push_log (machine, agent, pane, at) VALUES (?, ?, ?, ?)").run(key.machine, key.agent, key.pane, now);
+        this.#db.prepare("INSERT INTO push_log (machine, agent, pane, at) VALUES (?, ?, ?, ?)").run(key.machine, key.agent, key.pane, now);
       } else if (verdict.kind === "many-asks") {
-        prepared(this.#db, "INSERT OR REPLACE INTO push_quiet (machine, agent, until) VALUES (?, ?, ?)").run(key.machine, key.agent, now + l.quietMs);
+        this.#db.prepare("INSERT OR REPLACE INTO push_quiet (machine, agent, until) VALUES (?, ?, ?)").run(key.machine, key.agent, now + l.quietMs);
       }
       this.#db.exec("COMMIT");
       return verdict;

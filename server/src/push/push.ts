@@ -26,7 +26,6 @@ import { DEFAULT_SUBJECT, sendPush, type PushPost, type SendOptions, type SendRe
 import { checkEndpointAddresses, checkEndpointUrl, guardedLookup, SubscriptionError, systemResolve, type EndpointPolicy, type Resolve } from "./endpoints.ts";
 import { checkSubscription, endpointLabel, MAX_SUBSCRIPTIONS_PER_DEVICE, Subscriptions } from "./subscriptions.ts";
 import { loadOrCreateVapidKeys, type VapidKeys } from "./vapid.ts";
-import { prepared } from "../store/prepared.ts";
 
 export interface PushOptions {
   db: DatabaseSync;
@@ -150,7 +149,8 @@ export class PushService {
     if (this.#closed) return "no-subscriptions";
     const now = this.#now();
     const machine = ctx.machine ?? this.host;
-    const seen = prepared(this.#db, "INSERT OR IGNORE INTO push_asks (machine, agent, ask_id, seen_at) VALUES (?, ?, ?, ?)")
+    const seen = this.#db
+      .prepare("INSERT OR IGNORE INTO push_asks (machine, agent, ask_id, seen_at) VALUES (?, ?, ?, ?)")
       .run(machine, ctx.agent, ctx.ask.id, now);
     if (Number(seen.changes) === 0) return "duplicate";
     if (this.subscriptions.size === 0) return "no-subscriptions";
@@ -171,7 +171,7 @@ export class PushService {
       this.#fanOut(payload, { ttl: MANY_ASKS_TTL_S, urgency: "high", topic: manyAsksTopic(ctx.machine, ctx.agent) });
       return "many-asks";
     }
-    prepared(this.#db, "UPDATE push_asks SET pushed = 1 WHERE machine = ? AND agent = ? AND ask_id = ?").run(machine, ctx.agent, ctx.ask.id);
+    this.#db.prepare("UPDATE push_asks SET pushed = 1 WHERE machine = ? AND agent = ? AND ask_id = ?").run(machine, ctx.agent, ctx.ask.id);
     // Answering from the notification (issue 30): its buttons, when the ask has them and they fit.
     const payload = withAnswers(askPayload({ ...ctx, mask: this.#mask }), ctx.ask, this.#mask);
     this.#fanOut(payload, { ttl, urgency: "high", topic: askTopic(ctx.machine, ctx.agent, ctx.ask.id) });
@@ -182,7 +182,8 @@ export class PushService {
   askClosed(ctx: { agent: string; machine: string | null; paneId: string; askId: string }): boolean {
     if (this.#closed) return false;
     const machine = ctx.machine ?? this.host;
-    const cleared = prepared(this.#db, "UPDATE push_asks SET pushed = 2 WHERE machine = ? AND agent = ? AND ask_id = ? AND pushed = 1")
+    const cleared = this.#db
+      .prepare("UPDATE push_asks SET pushed = 2 WHERE machine = ? AND agent = ? AND ask_id = ? AND pushed = 1")
       .run(machine, ctx.agent, ctx.askId);
     if (Number(cleared.changes) === 0) return false;
     this.#fanOut(clearPayload(ctx), { ttl: DEFAULT_ASK_TTL_S, urgency: "normal", topic: askTopic(ctx.machine, ctx.agent, ctx.askId) });
@@ -241,6 +242,6 @@ export class PushService {
 
   #prune(): void {
     if (this.#closed) return;
-    prepared(this.#db, "DELETE FROM push_asks WHERE seen_at < ?").run(this.#now() - DEDUPE_KEEP_MS);
+    this.#db.prepare("DELETE FROM push_asks WHERE seen_at < ?").run(this.#now() - DEDUPE_KEEP_MS);
   }
 }

@@ -13,7 +13,6 @@
 import type { Ask, Decision } from "@colliepwa/shared";
 import { isKnownAsk, type Answer } from "@colliepwa/durable-sdk/wire";
 import type { StateDb } from "./db.ts";
-import { prepared } from "./prepared.ts";
 
 /** The newest decisions kept per conversation. */
 export const PER_PANE = 200;
@@ -52,18 +51,18 @@ export class Decisions {
     const decision: Decision = { ...draft, at: new Date(this.#now()).toISOString() };
     const at = Date.parse(decision.at);
     const db = this.#state.db;
-    prepared(db, "INSERT OR REPLACE INTO decisions (agent, pane_id, ask_id, decision, option_kind, tool, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    db.prepare("INSERT OR REPLACE INTO decisions (agent, pane_id, ask_id, decision, option_kind, tool, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(agent, draft.paneId, draft.askId, JSON.stringify(decision), draft.optionKind ?? null, draft.tool ?? null, at);
     // The pane's rows past its newest PER_PANE, found from the newest end of its index: each answer
     // ran a NOT IN over the pane's rows before (2.7 ms at 200 rows on the loaded bench machine,
     // against 0.6 ms now; issue 31).
-    prepared(db, `DELETE FROM decisions WHERE rowid IN
+    db.prepare(`DELETE FROM decisions WHERE rowid IN
       (SELECT rowid FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at DESC LIMIT -1 OFFSET ${PER_PANE})`).run(agent, draft.paneId);
     // Aged ones go at most once an hour: the query reads every row of every pane (3.6 ms at 5 000
     // rows there), and the reads leave out what aged meanwhile.
     if (at - this.#agedAt >= AGE_SWEEP_MS || at < this.#agedAt) {
       this.#agedAt = at;
-      prepared(db, "DELETE FROM decisions WHERE at < ?").run(at - DECISION_MAX_AGE_MS);
+      db.prepare("DELETE FROM decisions WHERE at < ?").run(at - DECISION_MAX_AGE_MS);
     }
     return decision;
   }
@@ -74,7 +73,8 @@ export class Decisions {
    * null comes back. Returns the held decision the phones are told of.
    */
   hold(requestId: string, agent: string, draft: DecisionDraft): Decision | null {
-    const { changes } = prepared(this.#state.db, "UPDATE held_writes SET draft = ? WHERE target = ? AND request_id = ? AND action = 'answer'")
+    const { changes } = this.#state.db
+      .prepare("UPDATE held_writes SET draft = ? WHERE target = ? AND request_id = ? AND action = 'answer'")
       .run(JSON.stringify(draft), agent, requestId);
     if (Number(changes) === 0) return null;
     return this.heldForPane(agent, draft.paneId).find((d) => d.requestId === requestId) ?? null;
@@ -82,7 +82,8 @@ export class Decisions {
 
   /** The answers Collie holds for one conversation, with their drafts, oldest first (`held: true`). */
   heldForPane(agent: string, paneId: string): Decision[] {
-    const rows = prepared(this.#state.db, "SELECT request_id, body, draft, held_at FROM held_writes WHERE target = ? AND conversation = ? AND action = 'answer' AND draft IS NOT NULL ORDER BY seq")
+    const rows = this.#state.db
+      .prepare("SELECT request_id, body, draft, held_at FROM held_writes WHERE target = ? AND conversation = ? AND action = 'answer' AND draft IS NOT NULL ORDER BY seq")
       .all(agent, paneId) as { request_id: string; body: string; draft: string; held_at: number }[];
     return rows.map((r) => ({
       ...(JSON.parse(r.draft) as DecisionDraft),
@@ -100,20 +101,20 @@ export class Decisions {
    */
   settle(agent: string, requestId: string, ok: boolean, replayed = false): { agent: string; decision: Decision } | null {
     const db = this.#state.db;
-    const row = prepared(db, "SELECT draft FROM held_writes WHERE target = ? AND request_id = ? AND draft IS NOT NULL").get(agent, requestId) as
+    const row = db.prepare("SELECT draft FROM held_writes WHERE target = ? AND request_id = ? AND draft IS NOT NULL").get(agent, requestId) as
       | { draft: string }
       | undefined;
     if (!row) return null;
-    prepared(db, "UPDATE held_writes SET draft = NULL WHERE target = ? AND request_id = ?").run(agent, requestId);
+    db.prepare("UPDATE held_writes SET draft = NULL WHERE target = ? AND request_id = ?").run(agent, requestId);
     if (!ok) return null;
     const draft = JSON.parse(row.draft) as DecisionDraft;
-    if (replayed && prepared(db, "SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(agent, draft.paneId, draft.askId)) return null;
+    if (replayed && db.prepare("SELECT 1 FROM decisions WHERE agent = ? AND pane_id = ? AND ask_id = ?").get(agent, draft.paneId, draft.askId)) return null;
     return { agent, decision: this.record(agent, draft) };
   }
 
   /** A conversation's decisions the agent took, oldest first. */
   forPane(agent: string, paneId: string): Decision[] {
-    const rows = prepared(this.#state.db, "SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? AND at >= ? ORDER BY at").all(agent, paneId, this.#now() - DECISION_MAX_AGE_MS) as { decision: string }[];
+    const rows = this.#state.db.prepare("SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? AND at >= ? ORDER BY at").all(agent, paneId, this.#now() - DECISION_MAX_AGE_MS) as { decision: string }[];
     return rows.map((r) => JSON.parse(r.decision) as Decision);
   }
 
@@ -127,13 +128,14 @@ export class Decisions {
     const tool = ask.tool?.name;
     const at = Date.parse(ask.createdAt);
     if (ask.kind !== "permission" || !tool || !Number.isFinite(at)) return false;
-    const { changes } = prepared(this.#state.db, "DELETE FROM decisions WHERE agent = ? AND tool = ? AND option_kind = 'allow-always' AND at < ?").run(agent, tool, at);
+    const { changes } = this.#state.db.prepare("DELETE FROM decisions WHERE agent = ? AND tool = ? AND option_kind = 'allow-always' AND at < ?").run(agent, tool, at);
     return Number(changes) > 0;
   }
 
   /** The tools a phone answered `Always allow` for, newest first, each once. */
   alwaysAllowed(agent: string): { tool: string; device: string; at: string }[] {
-    const rows = prepared(this.#state.db, "SELECT decision FROM decisions WHERE agent = ? AND option_kind = 'allow-always' AND tool IS NOT NULL AND at >= ? ORDER BY at DESC")
+    const rows = this.#state.db
+      .prepare("SELECT decision FROM decisions WHERE agent = ? AND option_kind = 'allow-always' AND tool IS NOT NULL AND at >= ? ORDER BY at DESC")
       .all(agent, this.#now() - DECISION_MAX_AGE_MS) as { decision: string }[];
     const seen = new Set<string>();
     const out: { tool: string; device: string; at: string }[] = [];

@@ -19,7 +19,6 @@
 import type { StatementSync } from "node:sqlite";
 import type { StateDb } from "./db.ts";
 import { apiError } from "../errors.ts";
-import { prepared } from "./prepared.ts";
 
 /** How long a write is held at most; after that it is dropped (the question is long gone). */
 export const HOLD_MS = 7 * 24 * 60 * 60 * 1000;
@@ -111,6 +110,7 @@ export class HeldWrites {
   readonly limits: HeldLimits;
   readonly #all: Tally = { count: 0, bytes: 0 };
   readonly #targets = new Map<string, TargetTally>();
+  readonly #statements = new Map<string, StatementSync>();
 
   /** The state database's file, for log lines. */
   get path(): string {
@@ -126,7 +126,9 @@ export class HeldWrites {
 
   /** A prepared statement, made once: an action costs one lookup, not one parse of its SQL. */
   #sql(text: string): StatementSync {
-    return prepared(this.#state.db, text);
+    let s = this.#statements.get(text);
+    if (!s) this.#statements.set(text, (s = this.#state.db.prepare(text)));
+    return s;
   }
 
   #count(target: string, conversation: string, ask: string | null, bytes: number, sign: 1 | -1): void {
