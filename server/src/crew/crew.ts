@@ -121,7 +121,7 @@ export class Crew implements UpstreamSource {
     const key = member.key(agent);
     const conversation = conversationOf(path, body);
     const hold = (): Outcome => {
-      const outcome = holdWrite(this.#held, { target: key, requestId: body.requestId, action, conversation, path, body, ask: null, heldAt: this.#now() }, (line) => this.#events.log(line));
+      const outcome = holdWrite(this.#held, { target: key, requestId: body.requestId, action, conversation, path, body, ask: null, heldAt: this.#now(), ...(phone ? { phone } : {}) }, (line) => this.#events.log(line));
       if (outcome.status === 202) {
         member.retryNow();
         this.#drain.kick(key);
@@ -162,7 +162,8 @@ export class Crew implements UpstreamSource {
   async #deliver(write: HeldWrite): Promise<Outcome> {
     const member = this.find(write.target);
     if (!member || member.state !== "ready") throw new AgentUnreachable("the crew member is not connected");
-    const r = await member.post(write.path, write.body, ACTION_TIMEOUT_MS);
+    // The phone's name goes along as it would have at once (issue #37).
+    const r = await member.post(write.path, write.body, ACTION_TIMEOUT_MS, phoneNameHeader(write.phone));
     return memberWrite(member.name, r.status, r.body);
   }
 

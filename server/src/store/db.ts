@@ -146,6 +146,9 @@ const MIGRATIONS: readonly Migration[] = [
   // 9: one store of held writes (issue 33, item 2; issues 35 and 28): held answers, held sends
   // and a lead's held crew actions become rows of one table, in the order they were held.
   heldWritesMigration,
+  // 10: the name of the phone a held write came from, for a lead's crew action: delivered later,
+  // it still tells the member which phone answered (issue #37), not only which lead held it.
+  `ALTER TABLE held_writes ADD COLUMN phone TEXT;`,
 ];
 
 export interface StateDb {

@@ -62,6 +62,8 @@ export interface HeldWrite {
   ask: string | null;
   heldAt: number;
   expiresAt: number;
+  /** The name of the phone it came from, when it goes on to a crew member (issue #37). */
+  phone?: string;
 }
 
 export type NewHeldWrite = Omit<HeldWrite, "seq" | "expiresAt"> & { expiresAt?: number };
@@ -94,13 +96,15 @@ interface Row {
   ask_id: string | null;
   held_at: number;
   expires_at: number;
+  phone: string | null;
 }
 
-const COLUMNS = "seq, target, request_id, action, conversation, path, body, ask_id, held_at, expires_at";
+const COLUMNS = "seq, target, request_id, action, conversation, path, body, ask_id, held_at, expires_at, phone";
 
 const fromRow = (r: Row): HeldWrite => ({
   seq: r.seq, target: r.target, requestId: r.request_id, action: r.action, conversation: r.conversation, path: r.path,
   body: JSON.parse(r.body) as HeldWrite["body"], ask: r.ask_id, heldAt: r.held_at, expiresAt: r.expires_at,
+  ...(r.phone !== null ? { phone: r.phone } : {}),
 });
 
 const askKey = (conversation: string, ask: string) => `${conversation}\n${ask}`;
@@ -171,9 +175,9 @@ export class HeldWrites {
     if (over(this.#all, this.limits.all)) return { held: false, full: "all", bound: this.limits.all };
     // run(), not RETURNING with get(): node:sqlite's get() steps once and resets the statement, and an
     // error of the commit that the reset runs (a full disk met writing the WAL) is lost there.
-    const { lastInsertRowid } = this.#sql(`INSERT INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(w.target, w.requestId, w.action, w.conversation, w.path, body, bytes, w.ask, w.heldAt, w.expiresAt ?? w.heldAt + HOLD_MS);
+    const { lastInsertRowid } = this.#sql(`INSERT INTO held_writes (target, request_id, action, conversation, path, body, bytes, ask_id, held_at, expires_at, phone)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(w.target, w.requestId, w.action, w.conversation, w.path, body, bytes, w.ask, w.heldAt, w.expiresAt ?? w.heldAt + HOLD_MS, w.phone ?? null);
     this.#count(w.target, w.conversation, w.ask, bytes, 1);
     return { held: true, seq: Number(lastInsertRowid), again: false };
   }

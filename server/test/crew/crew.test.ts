@@ -118,6 +118,9 @@ describe("a lead Collie shows and answers a member's durable agents (C-1)", () =
     member = await startMember(port);
     const outcome = await live.waitFor((m) => m.type === "held-outcome" && m.requestId === id, "the held answer's outcome");
     assert.equal((outcome as { status: number }).status, 200);
+    // What the member records names the phone that answered, not the lead that held it (issue #37).
+    const decision = await live.waitFor((m) => m.type === "decision" && m.agent === KEY && m.decision.askId === ask.id, "the member's decision, relayed");
+    assert.equal(decision.type === "decision" && decision.decision.device, "test phone");
     await until(() => lines(journal).some((e) => e.call === "c2"), "the member's agent decided c2");
     assert.deepEqual(lines(journal).filter((e) => e.call === "c2").map((e) => e.approved), [false], "decided once, as the phone said");
     await lead.waitAgent(KEY, (a) => a.state === "ready", "ready again");
