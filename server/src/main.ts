@@ -92,10 +92,12 @@ async function serve(args: Args): Promise<number> {
   await buildWebIfMissing();
   const address = await daemon.app.listen({ host, port: port(args) });
   lock.setPort(Number(new URL(address).port));
+  // Stopping closes every socket and stops the example agent, within a few seconds (cli/shutdown.ts).
+  // Before the line that says Collie listens: whatever reads that line and sends SIGTERM at once
+  // (a service manager, a test) must find the handler there, not the default that kills silently.
+  stopOnSignals(() => [daemon.close(), example.stop()]);
   console.log(`collie: listening on ${address} (state in ${state})`);
   console.log(`collie: pair a phone with: collie pair${flag(args, "state-dir") ? ` --state-dir ${state}` : ""}`);
-  // Stopping closes every socket and stops the example agent, within a few seconds (cli/shutdown.ts).
-  stopOnSignals(() => [daemon.close(), example.stop()]);
   return -1; // keeps running
 }
 

@@ -23,16 +23,17 @@ const desk = await openPiDesk({
   ...(values.state ? { stateDir: values.state } : {}),
   ...(writer !== undefined ? { writesOnlyFrom: writer } : {}),
 });
-process.stdout.write(`${JSON.stringify({ ready: true, socket: desk.collie.socketPath, link: desk.linkPath })}\n`);
-
 let closing = false;
 const shutdown = (): void => {
   if (closing) return;
   closing = true;
   void desk.close().finally(() => process.exit(0));
 };
+// Before the ready line: whoever reads it may stop the desk at once, and must find it listening
+// for that (the default would kill it with its socket and link files left behind).
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
+process.stdout.write(`${JSON.stringify({ ready: true, socket: desk.collie.socketPath, link: desk.linkPath })}\n`);
 // Started with a pipe for stdin: when it closes, whoever started the desk is gone, and so is it.
 process.stdin.on("end", shutdown);
 process.stdin.on("error", shutdown);
