@@ -83,6 +83,8 @@ export const WORDS = Object.freeze({
     connecting: "Connecting to Collie…",
     loading: "Loading…",
     tryAgain: "Try again",
+    /** A screen whose code could not be loaded, or that failed while drawing (ui/screen.tsx). */
+    screenFailed: "This screen could not be loaded. Check the connection and try again.",
     settings: "Settings",
     spaces: "Spaces",
     noAgents: "No durable agents are attached. Add one to sources.json.",

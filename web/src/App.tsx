@@ -7,12 +7,12 @@
  * service worker to keep.
  */
 import { Suspense, useEffect } from "react";
-import { useRoute } from "./app/router.ts";
+import { href, useRoute } from "./app/router.ts";
 import { Dashboard } from "./features/dashboard/Dashboard.tsx";
 import { ConnectionBanner } from "./ui/ConnectionBanner.tsx";
 import { UpdateBanner } from "./ui/UpdateBanner.tsx";
 import { usePhoneState } from "./app/react.ts";
-import { lazyScreen } from "./ui/screen.tsx";
+import { lazyScreen, ScreenBoundary } from "./ui/screen.tsx";
 
 const Pair = lazyScreen(() => import("./features/pair/Pair.tsx").then((m) => m.Pair));
 const Settings = lazyScreen(() => import("./features/dashboard/Settings.tsx").then((m) => m.Settings));
@@ -34,9 +34,11 @@ export function App() {
   if (route.name === "pair" || unpaired) {
     return (
       <div className="app">
-        <Suspense fallback={null}>
-          <Pair.Screen code={route.name === "pair" ? route.code : null} />
-        </Suspense>
+        <ScreenBoundary>
+          <Suspense fallback={null}>
+            <Pair.Screen code={route.name === "pair" ? route.code : null} />
+          </Suspense>
+        </ScreenBoundary>
       </div>
     );
   }
@@ -44,14 +46,16 @@ export function App() {
     <div className="app">
       <ConnectionBanner />
       <UpdateBanner />
-      {route.name === "dashboard" && <Dashboard />}
-      <Suspense fallback={null}>
-        {route.name === "settings" && <Settings.Screen />}
-        {route.name === "home" && <AgentHome.Screen key={route.agent} agent={route.agent} />}
-        {route.name === "chat" && <Chat.Screen key={`${route.agent}\n${route.pane}`} agent={route.agent} pane={route.pane} />}
-        {route.name === "closed" && <ClosedConversation.Screen key={`${route.agent}\n${route.session}`} agent={route.agent} session={route.session} />}
-        {route.name === "new" && <NewConversation.Screen key={route.agent} agent={route.agent} />}
-      </Suspense>
+      <ScreenBoundary key={href(route)}>
+        {route.name === "dashboard" && <Dashboard />}
+        <Suspense fallback={null}>
+          {route.name === "settings" && <Settings.Screen />}
+          {route.name === "home" && <AgentHome.Screen key={route.agent} agent={route.agent} />}
+          {route.name === "chat" && <Chat.Screen key={`${route.agent}\n${route.pane}`} agent={route.agent} pane={route.pane} />}
+          {route.name === "closed" && <ClosedConversation.Screen key={`${route.agent}\n${route.session}`} agent={route.agent} session={route.session} />}
+          {route.name === "new" && <NewConversation.Screen key={route.agent} agent={route.agent} />}
+        </Suspense>
+      </ScreenBoundary>
     </div>
   );
 }
