@@ -90,6 +90,17 @@ describe("open rows (P-5, P-7)", () => {
     expect(within(i).queryByLabelText(/open asks?$/)).toBeNull();
   });
 
+  test("a row's title and line 2 keep their own direction: a Hebrew or Arabic title reads right to left in a left-to-right list", async () => {
+    const h = await startPhone({
+      conversations: [conversation({ id: "r", title: "החזר כספי 5521", state: "working", subtitle: "طلب استرداد", activeAt: minutesAgo(5) })],
+      routes: [on("GET", HISTORY, EMPTY_PAGE)],
+    });
+    await home(h);
+    const row = within(screen.getByRole("list", { name: "Open conversations" })).getByRole("link");
+    expect(within(row).getByText("החזר כספי 5521").getAttribute("dir")).toBe("auto");
+    expect(within(row).getByText("طلب استرداد").getAttribute("dir")).toBe("auto");
+  });
+
   test("a waiting row with one ask says `1 open ask`; a waiting row with no counted ask shows no count", async () => {
     const h = await startPhone({
       conversations: [

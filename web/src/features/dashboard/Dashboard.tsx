@@ -73,9 +73,9 @@ function AgentRow({ agent }: { agent: AgentSummary }) {
       <a className="row agent-row" href={href({ name: "home", agent: agent.name })} data-agent={agent.name}>
         <span className="row-main">
           <span className="row-line1">
-            <span className="row-title">{agentTitle(agent)}</span> <ExperimentalBadge />
+            <span className="row-title" dir="auto">{agentTitle(agent)}</span> <ExperimentalBadge />
           </span>
-          <span className="row-line2 muted">{agentLine2(agent)}</span>
+          <span className="row-line2 muted" dir="auto">{agentLine2(agent)}</span>
         </span>
         <span className="row-right">
           {right.kind === "counts" ? (

@@ -187,11 +187,11 @@ function OpenRow({ c, now }: { c: Conversation; now: number }) {
         <Mark mark={mark} />
         <span className="row-main">
           <span className="row-line1">
-            <span className="row-title">{conversationTitle(c)}</span>
+            <span className="row-title" dir="auto">{conversationTitle(c)}</span>
             <time className="conv-time muted" dateTime={c.activeAt}>{shortTime(c.activeAt, now)}</time>
           </span>
           <span className="row-line2 conv-line2">
-            <span className={`conv-line2-text ${c.pendingQuestion ? "conv-question" : "muted"}`}>{line2}</span>
+            <span className={`conv-line2-text ${c.pendingQuestion ? "conv-question" : "muted"}`} dir="auto">{line2}</span>
             {mark === "waiting" && c.openAsks > 0 && (
               <span className="count accent" aria-label={`${c.openAsks} open ${c.openAsks === 1 ? "ask" : "asks"}`}>{c.openAsks}</span>
             )}
@@ -244,10 +244,10 @@ function ClosedRow({ agent, row, now, canReopen }: { agent: string; row: History
           <Mark mark="closed" />
           <span className="row-main">
             <span className="row-line1">
-              <span className="row-title">{conversationTitle(row)}</span>
+              <span className="row-title" dir="auto">{conversationTitle(row)}</span>
               <time className="conv-time muted" dateTime={time}>{shortTime(time, now)}</time>
             </span>
-            <span className="row-line2 muted">{row.subtitle ?? ""}</span>
+            <span className="row-line2 muted" dir="auto">{row.subtitle ?? ""}</span>
           </span>
         </a>
         {canReopen && (

@@ -130,8 +130,8 @@ function StarterRow({ agent, starter }: { agent: string; starter: Starter }) {
         {/* The starter's icon when it names one of the twelve (S-18); another name draws none. */}
         {starter.icon && <span className="starter-icon"><Icon name={starter.icon} /></span>}
         <span className="row-main">
-          <span className="row-title">{starter.title}</span>
-          {starter.subtitle && <span className="row-line2 muted">{starter.subtitle}</span>}
+          <span className="row-title" dir="auto">{starter.title}</span>
+          {starter.subtitle && <span className="row-line2 muted" dir="auto">{starter.subtitle}</span>}
         </span>
       </button>
       {tap.kind === "failed" && <p className="starter-error muted" role="status">{tap.text}</p>}
