@@ -326,6 +326,10 @@ test("the Settings switch off: no buttons, and a button shown before answers not
     await expect(row).toBeChecked({ checked: !on });
     await row.click();
     await expect(row).toBeChecked({ checked: on });
+    // The switch shows the new state at once and writes it to IndexedDB after: read back from
+    // there, it is what the service worker reads (a push delivered right after must see it).
+    await page.reload();
+    await expect(page.getByRole("switch", { name: WORDS.push.answerLabel })).toBeChecked({ checked: on });
   };
   await page.goto("/#/settings");
   // On by default, with what it means on a locked phone.
