@@ -294,7 +294,7 @@ function table(r: Results): string {
     }
     if (p.notHeld) {
       const n = p.notHeld;
-      kv.push(["pwa: open a chat not held → first rows", `${ms(n.notHeldMs)} ms median of ${n.runs} (its view read from the agent), beside ${ms(n.heldMs)} ms for a held one: +${ms(n.extraMs)} ms; the agent's read ${ms(n.agentReadMs)} ms (the daemon's whole opening ${ms(n.daemonMs)} ms), so Collie adds ${ms(n.overheadMs)} ms`]);
+      kv.push(["pwa: open a chat not held → first rows", `${ms(n.notHeldMs)} ms median of ${n.runs} (its view read from the agent), beside ${ms(n.heldMs)} ms for a held one: ${n.extraMs >= 0 ? "+" : ""}${ms(n.extraMs)} ms; the agent's read ${ms(n.agentReadMs)} ms (the daemon's whole opening ${ms(n.daemonMs)} ms), so Collie adds ${ms(n.overheadMs)} ms`]);
     }
     if (p.append) kv.push(["pwa: append at 4 Hz", `${p.append.appends} items in ${p.append.seconds} s: ${p.append.longTasks} long tasks (longest ${ms(p.append.longestTaskMs)} ms), ${p.append.droppedFrames} missed vsyncs of ${p.append.frames + p.append.droppedFrames}`]);
     if (p.quiet) kv.push(["pwa: nothing arriving (baseline)", `${p.quiet.longTasks} long tasks (longest ${ms(p.quiet.longestTaskMs)} ms), ${p.quiet.droppedFrames} missed vsyncs of ${p.quiet.frames + p.quiet.droppedFrames}`]);
