@@ -1,9 +1,10 @@
 /**
  * One durable agent's client: the wire over its Unix socket, or over https (or http on loopback)
  * with a bearer token (D-1, W-1), or, in the server's own tests, straight to an SDK `WireEndpoint`
- * in the same process (a `DurableCore`: no socket, the same requests and replies). Every request has a deadline, so a stalled agent turns
- * `unreachable` instead of hanging Collie (L-2), and every reply is size-capped and parsed as JSON
- * before anyone looks at it. The token is sent, never logged or put into an error.
+ * in the same process (a `DurableCore`: no socket, the same requests and replies). Every request
+ * has a deadline, so a stalled agent turns `unreachable` instead of hanging Collie (L-2), and every
+ * reply is size-capped and parsed as JSON before anyone looks at it. The token is sent, never
+ * logged or put into an error.
  */
 import type { Agent as HttpAgentType, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -177,7 +178,8 @@ export class AgentClient {
         endpoint.core.request({ method, path, headers: lower, ...(payload !== undefined ? { body: payload } : {}), signal: gone.signal }),
         ended,
       ]);
-      const text = JSON.stringify(reply.body);
+      // As a socket reads it: an empty body is `{}`, a body that is not JSON is an unreachable agent.
+      const text = JSON.stringify(reply.body) ?? "{}";
       if (Buffer.byteLength(text) > MAX_REPLY_BYTES) throw new AgentUnreachable(`reply larger than ${MAX_REPLY_BYTES} bytes`);
       return { status: reply.status, body: JSON.parse(text) as unknown };
     } catch (err) {

@@ -26,7 +26,7 @@ export interface TurnSource {
 
 export class SendTurns {
   readonly #now: () => number;
-  /** Per `agent\npane`: the turn a send started (and that send's request id), until the mirror shows it over. */
+  /** Per `agent\npane`: the turn a send started, until the mirror shows it over. */
   readonly #started = new Map<string, { turnId: string; at: number; instance: string | null }>();
   /** Per `agent\npane`: the request id of the newest send the agent took, with its process's start. */
   readonly #taken = new Map<string, { requestId: string; instance: string | null }>();
@@ -80,7 +80,9 @@ export class SendTurns {
     this.#taken.set(key, { requestId, instance: conn.instance });
     if (this.takesFollowUps(conn)) return;
     const turnId = outcome.body.turnId;
-    // A replay names the turn its first delivery started: that turn is already awaited (or over).
+    // A replay names the turn its first delivery started: that turn was awaited from then (or is
+    // over, and a turn of the agent's own may have come since: waiting for it again would hold the
+    // next send for TURN_WAIT_MS). A turn it still runs shows in the mirror, which holds sends anyway.
     if (outcome.body.replayed === true) return;
     if (typeof turnId === "string" && turnId) this.#started.set(key, { turnId, at: this.#now(), instance: conn.instance });
   }

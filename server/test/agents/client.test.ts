@@ -113,6 +113,15 @@ describe("an endpoint in this process (memory): the same request and reply as ov
     assert.equal(getEventListeners(stop.signal, "abort").length, 0);
   });
 
+  test("a reply read as a socket would: an empty body is {}, one that is no JSON is an unreachable agent", async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const empty = new AgentClient({ kind: "memory", core: { request: async () => ({ status: 200, headers: {}, body: undefined as unknown as object }) } }, WIRE_VERSIONS);
+    assert.deepEqual(await empty.get("/durable/v1/hello", 1000), { status: 200, body: {} });
+    const looped = new AgentClient({ kind: "memory", core: { request: async () => reply(circular) } }, WIRE_VERSIONS);
+    await assert.rejects(looped.get("/durable/v1/hello", 1000), AgentUnreachable);
+  });
+
   test("an endpoint that throws is an unreachable agent, never a throw of another kind", async () => {
     const core: WireEndpoint = { request: async () => { throw new Error("boom"); } };
     const client = new AgentClient({ kind: "memory", core }, WIRE_VERSIONS);
