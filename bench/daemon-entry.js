@@ -16,8 +16,6 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nowMs, serveParent } from "./child-ipc.js";
@@ -66,10 +64,15 @@ const published = {};
 // id) and when a phone's answer request arrives (keyed by the ask id), on the machine's monotonic
 // clock.
 const marks = new Map();
+/** When the client last handed the connection an events page (parsed JSON), before it is checked and applied. */
+let lastEventsReply;
 const publish = daemon.live.publish.bind(daemon.live);
 daemon.live.publish = (m) => {
   published[m.type] = (published[m.type] ?? 0) + 1;
-  if (m.type === "ask" && TIMED.test(m.agent)) marks.set(`publish:${m.ask.toolCallId}`, nowMs());
+  if (m.type === "ask" && TIMED.test(m.agent)) {
+    marks.set(`publish:${m.ask.toolCallId}`, nowMs());
+    if (lastEventsReply !== undefined) marks.set(`reply:${m.ask.toolCallId}`, lastEventsReply);
+  }
   publish(m);
 };
 
@@ -102,11 +105,27 @@ for (const name of daemon.agents.names()) {
   const get = conn.client.get.bind(conn.client);
   conn.client.get = async (path, ...rest) => {
     const pane = /\/panes\/([^/?]+)$/.exec(path)?.[1];
-    if (pane === undefined) return get(path, ...rest);
+    if (pane === undefined) {
+      if (!path.includes("/events?")) return get(path, ...rest);
+      const reply = await get(path, ...rest);
+      if (TIMED.test(name)) lastEventsReply = nowMs();
+      return reply;
+    }
     const t0 = nowMs();
     const reply = await get(path, ...rest);
     viewReads.push({ agent: name, pane: decodeURIComponent(pane), ms: nowMs() - t0, items: Array.isArray(reply.body?.items) ? reply.body.items.length : 0 });
     return reply;
+  };
+}
+
+// When the route hands a timed answer to the client for the agent, keyed by the ask id.
+for (const name of daemon.agents.names()) {
+  const client = daemon.agents.get(name).client;
+  const post = client.post.bind(client);
+  client.post = (path, ...rest) => {
+    const m = /\/asks\/([0-9a-f]{32})\/answer$/.exec(path);
+    if (m) marks.set(`forward:${m[1]}`, nowMs());
+    return post(path, ...rest);
   };
 }
 
@@ -139,31 +158,37 @@ function stats() {
 
 // Synchronous work on the daemon's event loop during a held drain, by what: the state database's
 // writes (each a transaction: a WAL checkpoint fsyncs), the audit log's append, and GC pauses.
+// Timed from the first `sync-times` call on, and the loop's delay from the first `loop-delay`: the
+// bench's own instruments (perf_hooks' observers, the inspector) cost the process it measures
+// 1–3 MB of RSS each, which `collie serve` does not have, so only a part that reads them loads them.
 const syncTimes = {};
-const timeSync = (name, obj, method) => {
-  const fn = obj?.[method];
-  if (typeof fn !== "function") return;
-  obj[method] = function (...args) {
-    const t0 = nowMs();
-    try {
-      return fn.apply(this, args);
-    } finally {
-      (syncTimes[name] ??= []).push(nowMs() - t0);
-    }
+let syncTiming = false;
+async function startSyncTimes() {
+  syncTiming = true;
+  const timeSync = (name, obj, method) => {
+    const fn = obj?.[method];
+    if (typeof fn !== "function") return;
+    obj[method] = function (...args) {
+      const t0 = nowMs();
+      try {
+        return fn.apply(this, args);
+      } finally {
+        (syncTimes[name] ??= []).push(nowMs() - t0);
+      }
+    };
   };
-};
-timeSync("held.hold", daemon.held, "hold");
-timeSync("held.release", daemon.held, "release");
-timeSync("audit.write", daemon.audit, "write");
-const { PerformanceObserver } = await import("node:perf_hooks");
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) (syncTimes[`gc ${e.detail?.kind === 1 ? "minor" : e.detail?.kind === 2 ? "major" : e.detail?.kind === 4 ? "incremental" : e.detail?.kind === 8 ? "weak" : e.detail?.kind}`] ??= []).push(e.duration);
-}).observe({ entryTypes: ["gc"] });
+  timeSync("held.hold", daemon.held, "hold");
+  timeSync("held.release", daemon.held, "release");
+  timeSync("audit.write", daemon.audit, "write");
+  const { PerformanceObserver } = await import("node:perf_hooks");
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) (syncTimes[`gc ${e.detail?.kind === 1 ? "minor" : e.detail?.kind === 2 ? "major" : e.detail?.kind === 4 ? "incremental" : e.detail?.kind === 8 ? "weak" : e.detail?.kind}`] ??= []).push(e.duration);
+  }).observe({ entryTypes: ["gc"] });
+}
 
 let inspector = null;
 /** How late the event loop ran its timers (ms), since the last `loop-delay` reading: the daemon's own stalls. */
-const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-loopDelay.enable();
+let loopDelay = null;
 
 /**
  * Where the RSS is, without a GC first: V8's spaces (committed and used), malloc, and the
@@ -207,6 +232,7 @@ serveParent(async (m) => {
       return probe();
     case "alloc-start": {
       // Sampled allocations, the garbage included (BENCH_ALLOC_PROFILE=1): where the GC's work comes from.
+      const { Session } = await import("node:inspector/promises");
       inspector ??= new Session();
       inspector.connect();
       await inspector.post("HeapProfiler.startSampling", { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
@@ -218,6 +244,7 @@ serveParent(async (m) => {
       return JSON.stringify(profile);
     }
     case "sync-times": {
+      if (!syncTiming) await startSyncTimes();
       const out = {};
       for (const [k, v] of Object.entries(syncTimes)) {
         const sorted = [...v].sort((x, y) => x - y);
@@ -227,6 +254,12 @@ serveParent(async (m) => {
       return out;
     }
     case "loop-delay": {
+      if (!loopDelay) {
+        const { monitorEventLoopDelay } = await import("node:perf_hooks");
+        loopDelay = monitorEventLoopDelay({ resolution: 5 });
+        loopDelay.enable();
+        return { p50: 0, p99: 0, max: 0 };
+      }
       const out = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
       loopDelay.reset();
       return out;

@@ -26,17 +26,21 @@ export interface AskSamples {
 export type HopName =
   | "ask: agent → daemon publishes"
   | "  of it: agent raises → page written"
+  | "  of it: page written → daemon has it parsed"
   | "ask: daemon publishes → phone"
   | "tap: phone → daemon receives"
   | "tap: daemon → agent receives"
+  | "  of it: daemon receives → asks the agent"
   | "tap: agent receives → ask() resolves";
 
 export const HOP_NAMES: HopName[] = [
   "ask: agent → daemon publishes",
   "  of it: agent raises → page written",
+  "  of it: page written → daemon has it parsed",
   "ask: daemon publishes → phone",
   "tap: phone → daemon receives",
   "tap: daemon → agent receives",
+  "  of it: daemon receives → asks the agent",
   "tap: agent receives → ask() resolves",
 ];
 
@@ -121,11 +125,15 @@ export async function runAsks(opts: { phone: Phone; agent: Child; daemon: Child;
     if (memberPublished !== undefined && published !== undefined) hops["  of it: member publishes → lead publishes"]!.push(published - memberPublished);
     const pageWritten = written.get(id);
     if (pageWritten !== undefined) hops["  of it: agent raises → page written"]!.push(pageWritten - t0);
+    const replied = marks[`reply:${id}`];
+    if (pageWritten !== undefined && replied !== undefined && replied >= pageWritten) hops["  of it: page written → daemon has it parsed"]!.push(replied - pageWritten);
     const daemonGot = marks[`answer:${askIds.get(id)}`];
     const agentGot = arrived.get(id);
     if (t2 !== undefined && t3 !== undefined && daemonGot !== undefined && agentGot !== undefined) {
       hops["tap: phone → daemon receives"]!.push(daemonGot - t2);
       hops["tap: daemon → agent receives"]!.push(agentGot - daemonGot);
+      const forwarded = marks[`forward:${askIds.get(id)}`];
+      if (forwarded !== undefined) hops["  of it: daemon receives → asks the agent"]!.push(forwarded - daemonGot);
       hops["tap: agent receives → ask() resolves"]!.push(t3 - agentGot);
       const memberGot = relayMarks?.[`answer:${askIds.get(id)}`];
       if (memberGot !== undefined) hops["  of it: lead → member receives"]!.push(memberGot - daemonGot);

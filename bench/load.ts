@@ -23,6 +23,8 @@ export interface Config {
 export interface IdleResult {
   /** The daemon's RSS and heap (after a full GC) with this one agent, after the asks. */
   daemonRssMb?: number;
+  /** That RSS split by the kernel (/proc/<pid>/smaps_rollup, before the GC): anonymous memory and file-backed pages (node's own code), MB. */
+  daemonRssSplitMb?: { anon: number; file: number };
   daemonHeapAfterGcMb?: number;
   askToPhone: Summary;
   tapToAgent: Summary;
@@ -85,9 +87,11 @@ export async function runIdle(cfg: Config): Promise<IdleResult> {
     const cpuPerAsk = { daemon: round((cpuNsMs(pids.daemon) - cpu0.daemon) / asks, 4), agent: round((cpuNsMs(pids.agent) - cpu0.agent) / asks, 4) };
     phone.close();
     const agentConnections = await cluster.latency!.call<number>("connections");
+    const split = (await cluster.daemon!.call<{ rss: { anon: number; file: number } }>("probe")).rss;
     const heap = (await cluster.daemonStats(true)).memory.heapUsed / 2 ** 20;
     return {
       daemonRssMb: rssMb(cluster.daemon!.pid),
+      daemonRssSplitMb: { anon: split.anon, file: split.file },
       daemonHeapAfterGcMb: heap, askToPhone: roundSummary(summarize(r.askToPhone)), tapToAgent: roundSummary(summarize(r.tapToAgent)), hops: hopSummary(r.hops), failures: r.failures,
       parkedShare: round(r.parkedShare), cpuPerAsk, agentConnections };
   } finally {

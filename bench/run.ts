@@ -255,7 +255,8 @@ function table(r: Results): string {
 
   const kv: [string, string][] = [];
   if (r.idle?.daemonRssMb !== undefined) {
-    kv.push(["idle: daemon RSS (one agent, one pane)", `${r.idle.daemonRssMb.toFixed(0)} MB, heap ${r.idle.daemonHeapAfterGcMb!.toFixed(0)} MB after a full GC`]);
+    const split = r.idle.daemonRssSplitMb ? ` (anonymous ${r.idle.daemonRssSplitMb.anon.toFixed(0)} MB, node's code and other files ${r.idle.daemonRssSplitMb.file.toFixed(0)} MB)` : "";
+    kv.push(["idle: daemon RSS (one agent, one pane)", `${r.idle.daemonRssMb.toFixed(0)} MB${split}, heap ${r.idle.daemonHeapAfterGcMb!.toFixed(0)} MB after a full GC`]);
   }
   if (r.idle?.cpuPerAsk) {
     kv.push(["idle: CPU per ask (raise, card, tap, resolve)", `daemon ${(r.idle.cpuPerAsk.daemon * 1000).toFixed(0)} µs, agent ${(r.idle.cpuPerAsk.agent * 1000).toFixed(0)} µs; ${r.idle.agentConnections ?? "–"} connections to the agent`]);
