@@ -23,6 +23,14 @@ export type DecisionDraft = Omit<Decision, "at">;
 
 /** How often decisions past DECISION_MAX_AGE_MS are deleted (the reads skip them in between). */
 const AGE_SWEEP_MS = 60 * 60 * 1000;
+/**
+ * A conversation's decisions are cut back to PER_PANE once this many more were kept, not after
+ * every answer: the cut cost twice the answer's own row on the daemon's loop (issue 31). The reads
+ * show the newest PER_PANE regardless.
+ */
+export const TRIM_EVERY = 20;
+/** Conversations whose count since their last cut is remembered; past it, all are forgotten (each is cut at its next answer). */
+const TRIM_TALLIES = 10_000;
 
 /** What an answer to this ask decides, as a draft (no time yet). */
 export function draftDecision(paneId: string, ask: Ask, answer: Answer, device: string): DecisionDraft {
@@ -40,6 +48,8 @@ export class Decisions {
   readonly #now: () => number;
   /** When aged decisions were last deleted (ms). */
   #agedAt = -Infinity;
+  /** Decisions kept since the conversation was last cut back to PER_PANE, by `<agent>\n<pane>`. */
+  readonly #sinceTrim = new Map<string, number>();
 
   constructor(state: StateDb, now: () => number = Date.now) {
     this.#state = state;
@@ -55,9 +65,18 @@ export class Decisions {
       .run(agent, draft.paneId, draft.askId, JSON.stringify(decision), draft.optionKind ?? null, draft.tool ?? null, at);
     // The pane's rows past its newest PER_PANE, found from the newest end of its index: each answer
     // ran a NOT IN over the pane's rows before (2.7 ms at 200 rows on the loaded bench machine,
-    // against 0.6 ms now; issue 31).
-    db.prepare(`DELETE FROM decisions WHERE rowid IN
-      (SELECT rowid FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at DESC LIMIT -1 OFFSET ${PER_PANE})`).run(agent, draft.paneId);
+    // against 0.6 ms now; issue 31). Once per TRIM_EVERY answers, and at a conversation's first
+    // answer since the start (what an earlier run left is cut then).
+    const key = `${agent}\n${draft.paneId}`;
+    const since = this.#sinceTrim.get(key);
+    if (since === undefined || since + 1 >= TRIM_EVERY) {
+      db.prepare(`DELETE FROM decisions WHERE rowid IN
+        (SELECT rowid FROM decisions WHERE agent = ? AND pane_id = ? ORDER BY at DESC LIMIT -1 OFFSET ${PER_PANE})`).run(agent, draft.paneId);
+      if (since === undefined && this.#sinceTrim.size >= TRIM_TALLIES) this.#sinceTrim.clear();
+      this.#sinceTrim.set(key, 0);
+    } else {
+      this.#sinceTrim.set(key, since + 1);
+    }
     // Aged ones go at most once an hour: the query reads every row of every pane (3.6 ms at 5 000
     // rows there), and the reads leave out what aged meanwhile.
     if (at - this.#agedAt >= AGE_SWEEP_MS || at < this.#agedAt) {
@@ -112,10 +131,12 @@ export class Decisions {
     return { agent, decision: this.record(agent, draft) };
   }
 
-  /** A conversation's decisions the agent took, oldest first. */
+  /** A conversation's newest PER_PANE decisions the agent took, oldest first. */
   forPane(agent: string, paneId: string): Decision[] {
-    const rows = this.#state.db.prepare("SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? AND at >= ? ORDER BY at").all(agent, paneId, this.#now() - DECISION_MAX_AGE_MS) as { decision: string }[];
-    return rows.map((r) => JSON.parse(r.decision) as Decision);
+    const rows = this.#state.db
+      .prepare(`SELECT decision FROM decisions WHERE agent = ? AND pane_id = ? AND at >= ? ORDER BY at DESC, rowid DESC LIMIT ${PER_PANE}`)
+      .all(agent, paneId, this.#now() - DECISION_MAX_AGE_MS) as { decision: string }[];
+    return rows.reverse().map((r) => JSON.parse(r.decision) as Decision);
   }
 
   /**

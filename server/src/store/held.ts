@@ -13,8 +13,9 @@
  * - **Bounds** (issue 28, item 6): per conversation, per target and in all, in writes and in bytes
  *   of body (`HELD_LIMITS`); past them a write is refused, never kept.
  * - **Cost.** The tallies the bounds, the order rule and the drain ask for live in memory, read
- *   once at start and kept with every change (every write goes through this class), so no action
- *   reads more rows as more are held.
+ *   once at start and kept with every change (every write goes through this class, one instance
+ *   per state database: the daemon's), so no action reads more rows as more are held, and a
+ *   target with nothing held reads none.
  */
 import type { StatementSync } from "node:sqlite";
 import type { StateDb } from "./db.ts";
@@ -190,6 +191,9 @@ export class HeldWrites {
 
   /** Drops a held write (delivered, or taken by the agent on a retry); true when there was one. */
   release(target: string, requestId: string): boolean {
+    // Every answer the agent takes releases its request id, and almost none was held: no query
+    // then (the tallies count every row of the table, see the constructor).
+    if ((this.#targets.get(target)?.count ?? 0) === 0) return false;
     const r = this.#sql("SELECT conversation, ask_id, bytes FROM held_writes WHERE target = ? AND request_id = ?").get(target, requestId) as
       | { conversation: string; ask_id: string | null; bytes: number }
       | undefined;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { Ask } from "@colliepwa/shared";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
-import { DECISION_MAX_AGE_MS, Decisions, draftDecision, PER_PANE } from "../../src/store/decisions.ts";
+import { DECISION_MAX_AGE_MS, Decisions, draftDecision, PER_PANE, TRIM_EVERY } from "../../src/store/decisions.ts";
 import { HeldWrites, HOLD_MS } from "../../src/store/held.ts";
 import { heldAnswer } from "../helpers/held.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
@@ -128,14 +128,15 @@ describe("decisions", () => {
   test("a released held answer takes its draft with it; held again under its request id, it keeps it", () => {
     const state = openStateDb(":memory:");
     const d = new Decisions(state);
+    // One store of held writes over the database, as the daemon has: it counts what it holds.
     const held = new HeldWrites(state);
-    holdAnswer(state, "r1", "a1");
-    holdAnswer(state, "r2", "a2");
+    held.hold(heldAnswer({ requestId: "r1", askId: "a1", heldAt: Date.now() }));
+    held.hold(heldAnswer({ requestId: "r2", askId: "a2", heldAt: Date.now() }));
     d.hold("r1", "desk", draftDecision("p1", permission("a1", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     d.hold("r2", "desk", draftDecision("p1", permission("a2", "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
     held.release("desk", "r1");
     assert.equal(d.settle("desk", "r1", true), null);
-    holdAnswer(state, "r2", "a2");
+    held.hold(heldAnswer({ requestId: "r2", askId: "a2", heldAt: Date.now() }));
     assert.equal(d.settle("desk", "r2", true)?.decision.askId, "a2");
     held.release("desk", "r2");
     assert.equal((state.db.prepare("SELECT COUNT(*) AS n FROM held_writes").get() as { n: number }).n, 0);
@@ -191,5 +192,33 @@ describe("decisions", () => {
     const kept = d.forPane("desk", "p1");
     assert.equal(kept.length, PER_PANE);
     assert.equal(kept[0]!.askId, "a5");
+  });
+
+  test("the rows kept stay within PER_PANE + TRIM_EVERY per conversation, an earlier run's included, and the reads show the newest PER_PANE", () => {
+    let t = Date.UTC(2026, 0, 1);
+    const state = openStateDb(":memory:");
+    const rows = (pane: string) => (state.db.prepare("SELECT count(*) AS n FROM decisions WHERE pane_id = ?").get(pane) as { n: number }).n;
+    const record = (d: Decisions, pane: string, i: number) =>
+      d.record("desk", draftDecision(pane, permission(`${pane}-a${i}`, "refund"), { kind: "permission", optionId: "allow" }, "Pixel"));
+    const first = new Decisions(state, () => (t += 1000));
+    let most = 0;
+    for (let i = 0; i < PER_PANE * 3; i++) {
+      record(first, "p1", i);
+      most = Math.max(most, rows("p1"));
+      const kept = first.forPane("desk", "p1");
+      assert.equal(kept.length, Math.min(i + 1, PER_PANE));
+      assert.equal(kept.at(-1)!.askId, `p1-a${i}`);
+    }
+    assert.ok(most <= PER_PANE + TRIM_EVERY, `at most ${PER_PANE + TRIM_EVERY} rows, saw ${most}`);
+    assert.ok(most > PER_PANE, "cut in batches, not at every answer");
+    // Another conversation is cut on its own count.
+    record(first, "p2", 0);
+    assert.equal(rows("p2"), 1);
+    // The daemon again: its first answer in the conversation cuts what the last run left.
+    const again = new Decisions(state, () => (t += 1000));
+    assert.ok(rows("p1") > PER_PANE);
+    record(again, "p1", 9999);
+    assert.equal(rows("p1"), PER_PANE);
+    assert.equal(again.forPane("desk", "p1").at(-1)!.askId, "p1-a9999");
   });
 });
