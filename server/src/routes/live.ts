@@ -25,6 +25,33 @@ const MAX_WATCHED = 64;
  */
 export const HEARTBEAT_MS = 30_000;
 
+/**
+ * The frames one turn of the event loop sends a phone leave in one write, not one write each: an
+ * events page becomes two to four live messages (the conversation, the agent's row, the ask or the
+ * item), and on a small machine each write to a socket costs as much as the daemon's own work on
+ * the message (issue 31). `hold` corks the socket until the turn's work is done; `release` sends
+ * what is held at once. The socket is the one under `ws`'s WebSocket (its `_socket`, there since
+ * ws 1); without one, frames go as before.
+ */
+export function frameBatch(socket: WebSocket): { hold(): void; release(): void } {
+  const raw = (socket as unknown as { _socket?: { cork?: () => void; uncork?: () => void } })._socket;
+  let held = false;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    raw!.uncork!();
+  };
+  return {
+    hold() {
+      if (held || typeof raw?.cork !== "function" || typeof raw.uncork !== "function") return;
+      held = true;
+      raw.cork();
+      process.nextTick(release);
+    },
+    release,
+  };
+}
+
 /** Pings `socket` every `everyMs` and closes it when a ping went unanswered; returns the stop. */
 export function heartbeat(socket: WebSocket, everyMs = HEARTBEAT_MS): () => void {
   let answered = true;
@@ -53,12 +80,18 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
     // one over it, and one that raced past the gate is closed here.
     if (!fastify.collieConnections.claimWebSocket(req.socket, req.device?.id ?? null)) return;
     const stopBeating = heartbeat(socket);
+    const frames = frameBatch(socket);
     const client: LiveClient = {
       deviceId: req.device?.id ?? null,
       close: (code, reason) => socket.close(code, reason),
       watching: new Set(),
       send(message: LiveMessage, text?: string) {
-        if (socket.readyState === socket.OPEN) socket.send(text ?? JSON.stringify(message));
+        if (socket.readyState !== socket.OPEN) return;
+        frames.hold();
+        socket.send(text ?? JSON.stringify(message));
+        // An ask goes out at once, with what this turn sent before it: its push and the rest of
+        // its page do not hold the card back (N-1).
+        if (message.type === "ask") frames.release();
       },
     };
     // Any value that is not a sequence number (none, text, a key given twice) gets a snapshot.
