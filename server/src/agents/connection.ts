@@ -242,9 +242,13 @@ export class AgentConnection implements Upstream {
     if (!reading) {
       reading = (async () => {
         try {
-          const reply = await this.client.get(`${this.prefix}${routePath("pane", { pane: paneId })}`, VIEW_READ_TIMEOUT_MS, this.#stop.signal);
-          if (reply.status !== 200) return;
-          const view = parsePaneView(reply.body, this.#reads);
+          // In turn with every agent's view reads (view-cache.ts VIEW_READS_AT_ONCE): the reply and
+          // its checked copy are let go of before the next read starts.
+          const view = await this.mirror.views.read(async () => {
+            const reply = await this.client.get(`${this.prefix}${routePath("pane", { pane: paneId })}`, VIEW_READ_TIMEOUT_MS, this.#stop.signal);
+            return reply.status === 200 ? parsePaneView(reply.body, this.#reads) : null;
+          });
+          if (!view) return;
           if (!view.ok || view.value.pane.id !== paneId) {
             if (!view.ok) this.#opts.log(`agent ${this.name}: malformed view of a pane: ${view.error}`);
             return;

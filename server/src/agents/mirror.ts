@@ -74,6 +74,11 @@ export class AgentMirror {
     this.#views = views;
   }
 
+  /** The whole views it holds, shared with every agent's mirror (and their turns to be read). */
+  get views(): ViewCache {
+    return this.#views;
+  }
+
   /** True when the pane is open here. */
   has(paneId: string): boolean {
     return this.#panes.has(paneId);

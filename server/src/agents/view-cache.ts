@@ -9,6 +9,14 @@ import { LIMITS, type Item } from "@colliepwa/durable-sdk/wire";
 
 /** Items of whole views kept across every agent (about 7 MB at 360 B an item). */
 export const VIEW_CACHE_ITEMS = 20_000;
+/**
+ * Whole views read from agents at the same time, across every agent; more wait their turn, in
+ * order. A view is up to 2000 items (S-32): while one is read, its reply's text, its parsed items
+ * and the checked copy are all in memory at once, and phones opening many chats together (a
+ * reconnect that watches them all again) made the daemon's RSS jump by 15–20 MB for a moment
+ * (issue 31). Four keep one slow agent from holding up the rest.
+ */
+export const VIEW_READS_AT_ONCE = 4;
 
 export interface CachedView {
   items: Map<string, Item>;
@@ -20,9 +28,28 @@ export class ViewCache {
   /** By `agent\npane`, least recently used first. */
   readonly #views = new Map<string, CachedView>();
   #items = 0;
+  #reading = 0;
+  /** Reads waiting for their turn, oldest first. */
+  readonly #waiting: (() => void)[] = [];
+  readonly #readsAtOnce: number;
 
-  constructor(budget: number = VIEW_CACHE_ITEMS) {
+  constructor(budget: number = VIEW_CACHE_ITEMS, readsAtOnce: number = VIEW_READS_AT_ONCE) {
     this.#budget = budget;
+    this.#readsAtOnce = readsAtOnce;
+  }
+
+  /** Runs `read` (a whole view read from an agent) once fewer than VIEW_READS_AT_ONCE are running. */
+  async read<T>(read: () => Promise<T>): Promise<T> {
+    if (this.#reading >= this.#readsAtOnce) await new Promise<void>((go) => this.#waiting.push(go));
+    else this.#reading++;
+    try {
+      return await read();
+    } finally {
+      // The turn passes straight to the next read waiting, or is given back.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#reading--;
+    }
   }
 
   get size(): number {

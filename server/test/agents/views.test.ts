@@ -86,3 +86,21 @@ test("a chat's whole view is read when it opens, kept current while held, and se
   assert.equal(fresh.detail.items.length, 300);
   assert.ok(!live.messages.slice(from).some((m) => m.type === "view" && m.paneId === "p0" && m.detail.items.length === MIRROR_TAIL_ITEMS), "never a tail");
 });
+
+test("a phone that watches twelve chats at once gets each one's whole view, however few are read at a time", { timeout: 120_000 }, async () => {
+  const dir = tempDir();
+  const socket = join(dir, "many.sock");
+  await startAgent("full-agent.ts", ["--socket", socket, "--panes", "12", "--items", "400"]);
+  const d = await TestDaemon.start({ sources: fixed(socket) });
+  await d.waitState("full", "ready");
+  const live = await LiveClient.connect(d.wsUrl);
+  const panes = Array.from({ length: 12 }, (_, i) => `p${i}`);
+  for (const pane of panes) live.send({ type: "watch", agent: "full", pane });
+  for (const pane of panes) {
+    const view = await live.waitFor<Extract<LiveMessage, { type: "view" }>>((m) => m.type === "view" && m.paneId === pane, `the view of ${pane}`);
+    assert.equal(view.detail.items.length, 400, `${pane}: the whole view`);
+  }
+  // A chat opened meanwhile waits its turn, then gets its whole view too.
+  const open = await d.get<PaneDetail>("/api/agents/full/panes/p3");
+  assert.equal(open.body.items.length, 400);
+});
