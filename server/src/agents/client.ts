@@ -85,7 +85,10 @@ export class AgentClient {
       headers["content-type"] = "application/json";
       headers["content-length"] = String(Buffer.byteLength(payload));
     }
-    const opts: RequestOptions = { method, path, headers, agent: this.#agent, timeout: timeoutMs };
+    // No socket `timeout`: the deadline below ends the request first in every case (an idle
+    // socket's timeout of the same length cannot), and setting one costs listeners and a timer on
+    // every request's socket, the events long-poll's included (issue 31).
+    const opts: RequestOptions = { method, path, headers, agent: this.#agent };
     let send = httpRequest;
     if (this.endpoint.kind === "socket") opts.socketPath = this.endpoint.path;
     else {
@@ -145,7 +148,6 @@ export class AgentClient {
         // A request that cannot even be made is an unreachable agent, never a throw out of here.
         return fail(describe(err));
       }
-      req.on("timeout", () => fail(`no reply within ${timeoutMs} ms`));
       req.on("error", (err) => fail(describe(err)));
       req.on("close", () => clearTimeout(deadline));
       req.end(payload);

@@ -19,7 +19,7 @@
  * Who guessed wrong is kept in memory, at most MAX_GUESSERS of them (the oldest go first), not in
  * the state database: a flood of guessers costs no disk and no table scan per try.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { hash as digest, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { ApiErrorCode } from "@colliepwa/shared";
 import type { StatementSync } from "node:sqlite";
@@ -41,7 +41,8 @@ export const THIS_MACHINE = "this machine";
 // Crockford-style alphabet: no 0/O, 1/I/L confusion when typed from a screen.
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 
-export const hash = (s: string): string => createHash("sha256").update(s, "utf8").digest("hex");
+/** SHA-256 of a code or token, in hex; the one-shot form: the gate hashes every request's token. */
+export const hash = (s: string): string => digest("sha256", s, "hex");
 
 /** A random code of `groups` groups of four characters, e.g. `K7F3-Q2ZP`. */
 export function newCode(groups: number): string {
