@@ -4,17 +4,16 @@
  * in the same process (a `DurableCore`: no socket, the same requests and replies). Every request
  * has a deadline, so a stalled agent turns `unreachable` instead of hanging Collie (L-2), and every
  * reply is size-capped and parsed as JSON before anyone looks at it. The token is sent, never
- * logged or put into an error.
+ * logged or put into an error. A socket and plain http go through Collie's own HTTP/1.1 client
+ * (wire-http.ts, issue 31), https through `node:https`.
  */
-import type { Agent as HttpAgentType, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { Agent as HttpsAgentType, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import type { WireEndpoint } from "@colliepwa/durable-sdk/core";
 import { COLLIE_WIRE_HEADER } from "@colliepwa/durable-sdk/wire";
 import { PLAIN_HTTP_HOSTS } from "../net/loopback.ts";
-import { http } from "../net/http.ts";
-
-const { Agent: HttpAgent, request: httpRequest } = http;
+import { MalformedReply, WireHttp } from "./wire-http.ts";
 
 /**
  * How Collie reaches an agent: its socket, or its URL and token (and a CA for a private
@@ -40,7 +39,10 @@ export class AgentUnreachable extends Error {
 
 export class AgentClient {
   readonly endpoint: Endpoint;
-  readonly #agent: HttpAgentType;
+  /** Node's https client, for an agent behind TLS. */
+  readonly #agent: HttpsAgentType | null;
+  /** Collie's own HTTP/1.1 client (wire-http.ts), for a Unix socket or plain http. */
+  readonly #wire: WireHttp | null;
   readonly #collieWire: string;
   readonly #headers: Readonly<Record<string, string>>;
 
@@ -49,9 +51,13 @@ export class AgentClient {
     this.endpoint = endpoint;
     this.#collieWire = collieWire.join(", ");
     this.#headers = headers;
-    this.#agent = endpoint.kind === "url" && endpoint.url.protocol === "https:"
-      ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...(endpoint.ca ? { ca: endpoint.ca } : {}) })
-      : new HttpAgent({ keepAlive: true, maxSockets: 8 });
+    const https = endpoint.kind === "url" && endpoint.url.protocol === "https:";
+    this.#agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 8, ...(endpoint.ca ? { ca: endpoint.ca } : {}) }) : null;
+    this.#wire = endpoint.kind === "socket"
+      ? new WireHttp({ path: endpoint.path })
+      : endpoint.kind === "url" && !https
+        ? new WireHttp({ host: endpoint.url.hostname.replace(/^\[|\]$/g, ""), port: Number(endpoint.url.port || 80) })
+        : null;
   }
 
   /**
@@ -75,28 +81,23 @@ export class AgentClient {
   }
 
   close(): void {
-    this.#agent.destroy();
+    this.#agent?.destroy();
+    this.#wire?.close();
   }
 
   #request(method: string, path: string, payload: string | undefined, timeoutMs: number, signal?: AbortSignal, more?: Record<string, string>): Promise<AgentReply> {
     const headers: Record<string, string> = { ...this.#headers, ...more, [COLLIE_WIRE_HEADER]: this.#collieWire, accept: "application/json" };
     if (this.endpoint.kind === "memory") return this.#inMemory(this.endpoint, method, path, headers, payload, timeoutMs, signal);
-    if (payload !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(Buffer.byteLength(payload));
-    }
+    if (this.endpoint.kind === "url") headers.authorization = `Bearer ${this.endpoint.token}`;
+    if (payload !== undefined) headers["content-type"] = "application/json";
+    if (this.#wire) return this.#viaWire(this.#wire, method, path, headers, payload, timeoutMs, signal);
+    if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
     // No socket `timeout`: the deadline below ends the request first in every case (an idle
     // socket's timeout of the same length cannot), and setting one costs listeners and a timer on
     // every request's socket, the events long-poll's included (issue 31).
-    const opts: RequestOptions = { method, path, headers, agent: this.#agent };
-    let send = httpRequest;
-    if (this.endpoint.kind === "socket") opts.socketPath = this.endpoint.path;
-    else {
-      opts.hostname = this.endpoint.url.hostname.replace(/^\[|\]$/g, "");
-      opts.port = this.endpoint.url.port || (this.endpoint.url.protocol === "https:" ? 443 : 80);
-      headers.authorization = `Bearer ${this.endpoint.token}`;
-      if (this.endpoint.url.protocol === "https:") send = httpsRequest as typeof httpRequest;
-    }
+    // Only an https URL comes here (the constructor gave the others Collie's own client).
+    const url = (this.endpoint as { url: URL }).url;
+    const opts: RequestOptions = { method, path, headers, agent: this.#agent!, hostname: url.hostname.replace(/^\[|\]$/g, ""), port: url.port || 443 };
     return new Promise<AgentReply>((resolve, reject) => {
       let settled = false;
       // Declared before anything that can fail: `http.request` itself throws synchronously for a
@@ -118,7 +119,7 @@ export class AgentClient {
       const onAbort = () => fail("cancelled");
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        req = send(opts, (res: IncomingMessage) => {
+        req = httpsRequest(opts, (res: IncomingMessage) => {
           // Each chunk becomes text as it arrives (a decoder keeps a character split between two
           // chunks whole): no copy of the whole reply outside V8's heap, which a whole view (hundreds
           // of KB) would be, malloc'd and held until a GC (docs/performance.md, where memory goes).
@@ -152,6 +153,37 @@ export class AgentClient {
       req.on("close", () => clearTimeout(deadline));
       req.end(payload);
     });
+  }
+
+  /**
+   * The request through Collie's own client (wire-http.ts), with the same deadline, cancel, size
+   * cap and errors as Node's: every failure is an AgentUnreachable whose words hold no token.
+   */
+  async #viaWire(wire: WireHttp, method: string, path: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<AgentReply> {
+    const ended = new AbortController();
+    let why = "cancelled";
+    const deadline = setTimeout(() => {
+      why = `no reply within ${timeoutMs} ms`;
+      ended.abort();
+    }, timeoutMs);
+    const onAbort = () => ended.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (signal?.aborted) throw new AgentUnreachable("cancelled");
+      const reply = await wire.request({ method, path, headers, ...(payload !== undefined ? { body: payload } : {}), maxBody: MAX_REPLY_BYTES, signal: ended.signal });
+      try {
+        return { status: reply.status, body: reply.text.length === 0 ? {} : JSON.parse(reply.text) };
+      } catch {
+        throw new AgentUnreachable(`reply ${reply.status} is not JSON`);
+      }
+    } catch (err) {
+      if (err instanceof AgentUnreachable) throw err;
+      if (ended.signal.aborted) throw new AgentUnreachable(why);
+      throw new AgentUnreachable(err instanceof MalformedReply ? err.message : describe(err));
+    } finally {
+      clearTimeout(deadline);
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /**
