@@ -174,6 +174,10 @@ export class AgentConnection implements Upstream {
     return this.mirror.ask(pane, askId);
   }
 
+  asksKnown(_agent: string, ms: number): Promise<void> {
+    return this.settled(ms);
+  }
+
   watch(_agent: string, pane: string): Promise<PaneDetail | undefined> {
     return this.paneDetail(pane);
   }

@@ -39,6 +39,11 @@ export interface Upstream {
   /** The open ask a phone answers, when this Collie keeps it (its answer then leaves a decision here). */
   openAsk(agent: string, pane: string, askId: string): Ask | undefined;
   /**
+   * Resolves once the asks this Collie keeps for the agent are known (a start or reconnect has
+   * concluded), or after `ms`; at once when they are, or when it keeps none.
+   */
+  asksKnown(agent: string, ms: number): Promise<void>;
+  /**
    * A phone shows this chat (D-4): its items flow from now on; its whole content now, or undefined
    * when it comes as a live `view` (a crew member's).
    */

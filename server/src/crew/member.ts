@@ -215,6 +215,11 @@ export class CrewMember implements Upstream {
     return undefined;
   }
 
+  /** The member keeps its asks (and its decisions): nothing to wait for here. */
+  asksKnown(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The member sends the chat's view and its items on its live stream; they come back as deltas. */
   async watch(key: string, pane: string): Promise<PaneDetail | undefined> {
     const agent = this.#own(key);

@@ -16,6 +16,7 @@ import type { AuditLog } from "../security/audit.ts";
 import { DEVICE, PUBLIC } from "../security/access.ts";
 import { auditName, type Device } from "../security/devices.ts";
 import { answeredBy, PHONE_NAME_HEADER } from "../crew/phone-name.ts";
+import { STARTING_WAIT_MS } from "../agents/gateway.ts";
 import { draftDecision, type Decisions, type DecisionDraft } from "../store/decisions.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
@@ -137,7 +138,15 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
       // Collie keeps the ask (a crew member keeps its own decisions).
       let draft: DecisionDraft | null = null;
       if (route === "answer" && deps.decisions) {
-        const ask = upstream.openAsk(agent, p.pane!, p.ask!);
+        let ask = upstream.openAsk(agent, p.pane!, p.ask!);
+        // Collie (or its link to the agent) just started: the agent's asks are not known yet. The
+        // answer waits for them a moment, as every action does (gateway.ts STARTING_WAIT_MS), so
+        // it reaches the agent instead of being held, and leaves its decision: held without one,
+        // it would leave none (a crew lead's delivery right after its member restarted did).
+        if (!ask) {
+          await upstream.asksKnown(agent, STARTING_WAIT_MS);
+          ask = upstream.openAsk(agent, p.pane!, p.ask!);
+        }
         if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
       }
       // The phone's name goes with it: a crew member records which phone answered (issue #37).
