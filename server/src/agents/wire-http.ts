@@ -23,6 +23,8 @@ import { StringDecoder } from "node:string_decoder";
 export const MAX_HEAD_BYTES = 64 * 1024;
 /** A chunk-size line or the trailer section larger than this is refused. */
 const MAX_CHUNK_LINE = 1024;
+/** Interim (1xx) replies before the reply itself; an agent sending them without end is refused. */
+export const MAX_INTERIM = 8;
 
 /** A reply that is not HTTP/1.1 as Collie reads it. */
 export class MalformedReply extends Error {
@@ -42,7 +44,6 @@ export class InvalidRequest extends Error {
   readonly code = "ERR_INVALID_CHAR";
 }
 
-const CRLF_CRLF = Buffer.from("\r\n\r\n");
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
@@ -64,11 +65,17 @@ export class ReplyReader {
   readonly #decoder = new StringDecoder("utf8");
   #text = "";
   #bodyBytes = 0;
-  #head: Buffer | null = Buffer.alloc(0);
+  /**
+   * The head read so far, as latin1 text (one character per byte, so its length is its size in
+   * bytes), or null once the final head was read. Text, not a Buffer grown chunk by chunk: a head
+   * trickled in a byte at a time would copy itself once per byte (64 KB × 64 KB).
+   */
+  #head: string | null = "";
   #framing: Framing | null = null;
   /** Chunked state: reading a size line, the chunk's bytes, the CRLF after them, or the trailer. */
   #chunk: { state: "size" | "data" | "crlf" | "trailer"; left: number; line: string; trailer: number } = { state: "size", left: 0, line: "", trailer: 0 };
   #done = false;
+  #interim = 0;
 
   constructor(maxBody: number) {
     this.#maxBody = maxBody;
@@ -90,17 +97,19 @@ export class ReplyReader {
     }
     let rest: Buffer = chunk;
     while (this.#head !== null) {
-      const head: Buffer = this.#head.length === 0 ? rest : Buffer.concat([this.#head, rest]);
-      const end = head.indexOf(CRLF_CRLF);
+      const before = this.#head.length;
+      // Only as much as a head may still take is read as text (a first chunk may hold a large body).
+      this.#head += rest.toString("latin1", 0, Math.min(rest.length, MAX_HEAD_BYTES + 4 - before));
+      const end = this.#head.indexOf("\r\n\r\n", Math.max(0, before - 3));
       if (end < 0) {
-        if (head.length > MAX_HEAD_BYTES) throw new MalformedReply(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
-        this.#head = Buffer.from(head);
+        if (this.#head.length > MAX_HEAD_BYTES) throw new MalformedReply(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
         return false;
       }
       if (end > MAX_HEAD_BYTES) throw new MalformedReply(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
-      rest = head.subarray(end + 4);
-      const interim = this.#readHead(head.toString("latin1", 0, end));
-      this.#head = interim ? Buffer.alloc(0) : null;
+      // The terminator was not in what came before (`before - 3` on), so it ends in this chunk.
+      rest = rest.subarray(end + 4 - before);
+      const interim = this.#readHead(this.#head.slice(0, end));
+      this.#head = interim ? "" : null;
       if (interim && rest.length === 0) return false;
     }
     if (rest.length > 0) {
@@ -128,7 +137,10 @@ export class ReplyReader {
     if (!status) throw new MalformedReply("the reply does not start with an HTTP/1.x status line");
     const code = Number(status[2]);
     if (code === 101) throw new MalformedReply("the agent switched protocols");
-    if (code < 200) return true;
+    if (code < 200) {
+      if (++this.#interim > MAX_INTERIM) throw new MalformedReply(`more than ${MAX_INTERIM} interim replies`);
+      return true;
+    }
     let length: number | null = null;
     let chunked = false;
     let keepAlive = status[1] === "1";
@@ -270,6 +282,8 @@ export class WireHttp {
   readonly #waiting: (() => void)[] = [];
   /** A connection's error, kept for a request that starts after it came. */
   readonly #failed = new WeakMap<Socket, Error>();
+  /** Connections carrying a request now: closing the client ends them too. */
+  readonly #busy = new Set<Socket>();
   /** How each idle connection's watch is taken off when it is used again. */
   readonly #idleWatch = new Map<Socket, () => void>();
   #closed = false;
@@ -324,6 +338,7 @@ export class WireHttp {
         socket.removeListener("error", onError);
         socket.removeListener("close", onClose);
         opts.signal.removeEventListener("abort", onAbort);
+        this.#busy.delete(socket);
         if (err === null) resolve({ status: reader.status, text: reader.text });
         else reject(err);
         this.#release(socket, reusable);
@@ -353,18 +368,20 @@ export class WireHttp {
       socket.on("error", onError);
       socket.on("close", onClose);
       opts.signal.addEventListener("abort", onAbort, { once: true });
+      this.#busy.add(socket);
       socket.ref();
       socket.write(opts.body === undefined ? head : head + opts.body);
     });
   }
 
-  /** Closes every connection; requests still running fail. */
+  /** Closes every connection; requests still running fail, and so do those waiting for one. */
   close(): void {
     this.#closed = true;
     for (const s of this.#idle.splice(0)) {
       this.#idleWatch.get(s)?.();
       s.destroy();
     }
+    for (const s of this.#busy) s.destroy(new Error("the client is closed"));
     for (const go of this.#waiting.splice(0)) go();
   }
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
-import { MAX_HEAD_BYTES, MalformedReply, ReplyReader, WireHttp } from "../../src/agents/wire-http.ts";
+import { MAX_HEAD_BYTES, MAX_INTERIM, MalformedReply, ReplyReader, WireHttp } from "../../src/agents/wire-http.ts";
 import { AgentClient, AgentUnreachable } from "../../src/agents/client.ts";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
 import { join } from "node:path";
@@ -96,6 +96,20 @@ describe("reply reader", () => {
       const r = read(bytes);
       assert.throws(() => r.end(), /closed before the reply was whole/);
     }
+  });
+
+  test(`interim replies are skipped up to ${MAX_INTERIM}; an agent that sends them without end is refused`, () => {
+    const interim = "HTTP/1.1 102 Processing\r\n\r\n";
+    assert.equal(read(`${interim.repeat(MAX_INTERIM)}HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}`, 5).text, "{}");
+    assert.throws(() => read(interim.repeat(100_000), 4096), /more than 8 interim replies/);
+  });
+
+  test("a head trickled in a byte at a time, up to its cap, is read; one byte more is refused", () => {
+    const pad = "x".repeat(MAX_HEAD_BYTES - 200);
+    const head = `HTTP/1.1 200 OK\r\nx-pad: ${pad}\r\ncontent-length: 2\r\n\r\n{}`;
+    const r = read(head, 1);
+    assert.deepEqual([r.done, r.status, r.text], [true, 200, "{}"]);
+    assert.throws(() => read(`HTTP/1.1 200 OK\r\nx-pad: ${"x".repeat(MAX_HEAD_BYTES)}\r\n\r\n`, 1), /head larger/);
   });
 
   test("bytes after a whole reply make its connection one not to use again", () => {
@@ -245,6 +259,19 @@ describe("wire client over a Unix socket", () => {
     await new Promise((r) => setTimeout(r, 30));
     assert.deepEqual(seen, []);
     wire.close();
+  });
+});
+
+describe("wire client: closing", () => {
+  test("closing the client ends the requests it is carrying and those waiting for a connection", async () => {
+    const agent = await rawAgent(() => null); // never answers
+    const wire = new WireHttp({ path: agent.path }, 1);
+    const running = wire.request({ method: "GET", path: "/a", headers: {}, maxBody: 100, signal: signal() });
+    const waiting = wire.request({ method: "GET", path: "/b", headers: {}, maxBody: 100, signal: signal() });
+    await new Promise((r) => setTimeout(r, 30));
+    wire.close();
+    await assert.rejects(running, /closed/);
+    await assert.rejects(waiting, /closed/);
   });
 });
 
