@@ -17,6 +17,8 @@ export const VIEW_CACHE_ITEMS = 20_000;
  * (issue 31). Four keep one slow agent from holding up the rest.
  */
 export const VIEW_READS_AT_ONCE = 4;
+/** How long a view read keeps its turn; a 2000-item view takes 20–50 ms on a small machine. */
+export const VIEW_READ_TURN_MS = 1000;
 
 export interface CachedView {
   items: Map<string, Item>;
@@ -32,23 +34,38 @@ export class ViewCache {
   /** Reads waiting for their turn, oldest first. */
   readonly #waiting: (() => void)[] = [];
   readonly #readsAtOnce: number;
+  readonly #turnMs: number;
 
-  constructor(budget: number = VIEW_CACHE_ITEMS, readsAtOnce: number = VIEW_READS_AT_ONCE) {
+  constructor(budget: number = VIEW_CACHE_ITEMS, readsAtOnce: number = VIEW_READS_AT_ONCE, turnMs: number = VIEW_READ_TURN_MS) {
     this.#budget = budget;
     this.#readsAtOnce = readsAtOnce;
+    this.#turnMs = turnMs;
   }
 
-  /** Runs `read` (a whole view read from an agent) once fewer than VIEW_READS_AT_ONCE are running. */
+  /**
+   * Runs `read` (a whole view read from an agent) once fewer than VIEW_READS_AT_ONCE are running.
+   * A read still running after VIEW_READ_TURN_MS passes its turn on and goes on outside the count:
+   * an agent that stalls has sent nothing yet to hold in memory, and must not hold up every other
+   * agent's chats until its deadline.
+   */
   async read<T>(read: () => Promise<T>): Promise<T> {
     if (this.#reading >= this.#readsAtOnce) await new Promise<void>((go) => this.#waiting.push(go));
     else this.#reading++;
-    try {
-      return await read();
-    } finally {
-      // The turn passes straight to the next read waiting, or is given back.
+    let turn = true;
+    const passTurn = () => {
+      if (!turn) return;
+      turn = false;
+      // The turn goes straight to the next read waiting, or is given back.
       const next = this.#waiting.shift();
       if (next) next();
       else this.#reading--;
+    };
+    const slow = setTimeout(passTurn, this.#turnMs);
+    try {
+      return await read();
+    } finally {
+      clearTimeout(slow);
+      passTurn();
     }
   }
 

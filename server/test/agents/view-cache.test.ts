@@ -63,4 +63,33 @@ describe("view cache: reads in turn", () => {
     c.end();
     assert.equal(await third, "c");
   });
+
+  test("a read that stalls passes its turn on after its time, and still ends for its caller", async () => {
+    const cache = new ViewCache(undefined, 1, 30);
+    const log: string[] = [];
+    const stalled = heldRead(log, "stalled");
+    const next = heldRead(log, "next");
+    const first = cache.read(stalled.run);
+    const second = cache.read(next.run);
+    await stalled.started;
+    await next.started; // within the stalled read's 30 ms, not after it ends
+    assert.deepEqual(log, ["start stalled", "start next"]);
+    next.end();
+    assert.equal(await second, "next");
+    stalled.end();
+    assert.equal(await first, "stalled");
+    // The count is whole again: one read runs at once, the one after waits for it.
+    const a = heldRead(log, "a");
+    const b = heldRead(log, "b");
+    const ra = cache.read(a.run);
+    const rb = cache.read(b.run);
+    await a.started;
+    await turn();
+    assert.equal(log.at(-1), "start a");
+    a.end();
+    await b.started;
+    b.end();
+    assert.deepEqual(await Promise.all([ra, rb]), ["a", "b"]);
+  });
 });
+
