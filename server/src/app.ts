@@ -18,6 +18,7 @@ import { crewRoutes, installCrewVersionCheck } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
 import { clientErrorAnswer, sendError } from "./errors.ts";
 import { HSTS, reachedOverHttps } from "./security/gate.ts";
+import { BODY_LIMIT_BYTES, readBodyText } from "./routes/json-body.ts";
 
 /** How deep a phone's JSON body may nest (the deepest real one, a form answer, is 4). */
 export const MAX_BODY_DEPTH = 32;
@@ -52,7 +53,7 @@ declare module "fastify" {
 export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">; push?: PushService | null; invites?: Invites; log?: (line: string) => void; webDist?: string }, opts: { logger?: boolean; connectionLimits?: ConnectionLimits } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
-    bodyLimit: 256 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     // A client that sends its headers slowly, or never, is answered 408 and let go (connections.ts).
     http: { headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout, connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingInterval },
     requestTimeout: SERVER_TIMEOUTS.requestTimeout,
@@ -79,29 +80,36 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
   // An upgrade request answered over HTTP (refused by the gate, no such route, a bad URL …) ends
   // its connection: Node never closes an upgrade's socket by itself (connections.ts). A request
   // that did upgrade is hijacked and never gets here.
-  app.addHook("onResponse", async (req) => {
+  // This and the app's other hooks take a callback: an async hook costs a promise and a tick on
+  // every request (issue 31).
+  app.addHook("onResponse", (req, _reply, done) => {
     // `upgrade` is set by Node's parser on a request it handed to the `upgrade` event.
     if ((req.raw as { upgrade?: boolean }).upgrade === true) endRefusedUpgrade(req.raw.socket);
+    done();
   });
   const log = deps.log ?? ((line: string) => console.error(`collie: ${line}`));
-  app.addHook("onSend", async (req, reply, payload) => {
+  app.addHook("onSend", (req, reply, payload, done) => {
     // API answers are live state: never cached (X-2 asks for it; cheap to have from the start).
     if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
     reply.header("x-content-type-options", "nosniff");
     // Reached over https through the configured front door: browsers keep to https (issue 38, item 11).
     if (reachedOverHttps(req, deps.gate.extraHosts)) reply.header("strict-transport-security", HSTS);
-    return payload;
+    done(null, payload);
   });
   // A body nested deeper than any phone body is refused before anything walks it: a 10 000-deep
   // value under an unknown key overflowed the stack where the body was serialized (a 500).
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
-    if (nestedDeeperThan(body as string, MAX_BODY_DEPTH)) {
-      done(Object.assign(new Error(`The body is nested more than ${MAX_BODY_DEPTH} levels deep.`), { statusCode: 400 }), undefined);
-      return;
-    }
-    parseJson(req, body as string, done);
+  // The body is read by routes/json-body.ts: at once when it came with the request's head.
+  app.addContentTypeParser("application/json", (req, payload, done) => {
+    readBodyText(payload, BODY_LIMIT_BYTES, (err, body) => {
+      if (err) return done(err, undefined);
+      if (nestedDeeperThan(body!, MAX_BODY_DEPTH)) {
+        done(Object.assign(new Error(`The body is nested more than ${MAX_BODY_DEPTH} levels deep.`), { statusCode: 400 }), undefined);
+        return;
+      }
+      parseJson(req, body!, done);
+    });
   });
   // A request the phone got wrong answers in the API's own shape, `{error, message}`, with a code
   // of the catalog (shared/src/errors.ts API_ERRORS), not Fastify's default body.

@@ -36,11 +36,12 @@ export async function crewRoutes(fastify: FastifyInstance, invites: Invites): Pr
  * the device.
  */
 export function installCrewVersionCheck(app: FastifyInstance): void {
-  app.addHook("onRequest", async (req, reply) => {
-    if (req.device?.kind !== "crew-lead" && req.routeOptions.url !== CREW_JOIN_PATH) return;
+  // A callback hook (issue 31: no promise per request); a refusal does not call `done`.
+  app.addHook("onRequest", (req, reply, done) => {
+    if (req.device?.kind !== "crew-lead" && req.routeOptions.url !== CREW_JOIN_PATH) return done();
     const versions = crewVersions(req.headers[CREW_HEADER]);
-    if (versions?.includes(CREW_PROTOCOL_VERSION)) return;
+    if (versions?.includes(CREW_PROTOCOL_VERSION)) return done();
     const e = apiError("agent-version-mismatch", `${crewMismatch(CREW_PROTOCOL_VERSION, versions?.join(", ") ?? "none this Collie can read")}; update the older Collie.`);
-    return reply.code(e.status).header("cache-control", "no-store").send({ ...e.body, speaks: [CREW_PROTOCOL_VERSION] });
+    reply.code(e.status).header("cache-control", "no-store").send({ ...e.body, speaks: [CREW_PROTOCOL_VERSION] });
   });
 }

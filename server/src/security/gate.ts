@@ -94,7 +94,9 @@ const refuse = (reply: FastifyReply, code: ApiErrorCode, message: string) => {
 };
 
 export function installGate(app: FastifyInstance, opts: GateOptions): void {
-  app.addHook("onRequest", async (req, reply) => {
+  // A callback hook, not an async one: no promise and no extra tick on every request (issue 31).
+  // A refusal sends its answer and does not call `done`, which ends the request's hooks there.
+  app.addHook("onRequest", (req, reply, done) => {
     const isUpgrade = (req.headers.upgrade ?? "").toLowerCase() === "websocket";
     // No route, or an upgrade to a route that takes none (the app's catch-all would otherwise
     // answer 101 and close): nothing else runs.
@@ -108,7 +110,7 @@ export function installGate(app: FastifyInstance, opts: GateOptions): void {
       return refuse(reply, "bad-origin", "Writes are only taken from Collie's own page.");
     }
     // Fails closed: only a route that declared itself public skips the device check.
-    if (req.routeOptions.config.access === "public") return;
+    if (req.routeOptions.config.access === "public") return done();
     const device = opts.devices.check(deviceToken(req));
     if (!device) return refuse(reply, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
     // A device at its cap of live WebSockets is refused here, before the handshake and the
@@ -117,5 +119,6 @@ export function installGate(app: FastifyInstance, opts: GateOptions): void {
       return refuse(reply, "too-many-connections", "This device has too many live connections to Collie open. Close one, or wait a minute.");
     }
     req.device = device;
+    done();
   });
 }
