@@ -436,8 +436,12 @@ export class Pane {
     const checked = checkAnswer(open.ask, answer);
     if (!checked.ok) return { ok: false, code: "invalid-answer", message: checked.reason };
     const decidedAt = new Date(this.#host.clock.now()).toISOString();
-    this.#closeAsk(askId, "phone", true);
+    // Resolved before it is closed: the agent's code after `await ask()` is then queued ahead of
+    // the events reader's wake (which closing queues), so what the answer allowed starts before
+    // the page that tells Collie the card closed is built (issue 31). The ask is closed in the log
+    // before either runs: both are microtasks of this tick.
     open.resolve(checked.value);
+    this.#closeAsk(askId, "phone", true);
     return { ok: true, decidedAt };
   }
 

@@ -434,6 +434,39 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     assert.equal((await p.layout()).ready, true);
   });
 
+  test("a chunked body that passes 256 KiB is 413 too-large, its connection closes after the reply, and the agent keeps serving", async () => {
+    const { collie, pane, phone: p } = await routesAgent();
+    let ran = 0;
+    pane.onSend(() => void ran++);
+    const piece = "x".repeat(64 * 1024);
+    const chunk = `${piece.length.toString(16)}\r\n${piece}\r\n`;
+    const bytes = requestBytes("POST", "/durable/v1/panes/p/send", { "Content-Type": "application/json", "Transfer-Encoding": "chunked", Connection: "keep-alive" }, chunk.repeat(5) + "0\r\n\r\n");
+    // Read until the agent closes: a keep-alive request that was not closed would hang here.
+    const reply = await rawRequest({ socket: collie.socketPath }, bytes);
+    assert.equal(reply.status, 413);
+    assert.equal(JSON.parse(reply.text).error, "too-large");
+    assert.equal(reply.headers.connection, "close");
+    assert.equal(ran, 0);
+    assert.equal((await p.layout()).ready, true);
+  });
+
+  test("a body cut short by a caller that goes away runs nothing, and the agent keeps serving", async () => {
+    const { collie, pane, phone: p } = await routesAgent();
+    let ran = 0;
+    pane.onSend(() => void ran++);
+    const body = JSON.stringify({ requestId: "r-cut", text: "never whole" });
+    const bytes = requestBytes("POST", "/durable/v1/panes/p/send", { "Content-Type": "application/json", "Content-Length": String(body.length + 20) }, body);
+    const socket = connect({ path: collie.socketPath });
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.resume();
+    socket.end(bytes);
+    await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    assert.equal((await p.layout()).ready, true);
+    assert.equal(ran, 0);
+    assert.equal((await p.request("POST", "/durable/v1/panes/p/send", JSON.stringify({ requestId: "r-whole", text: "whole" }))).status, 200);
+    assert.equal(ran, 1);
+  });
+
   test("a request refused on its line and headers is answered without reading its body: an over-limit body to no route is 404", async () => {
     const { phone: p } = await routesAgent();
     const reply = await p.request("POST", "/durable/v1/nowhere", "x".repeat(LIMITS.bodyBytes + 1));
