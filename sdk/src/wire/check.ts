@@ -41,6 +41,17 @@ const fail = (path: string, reason: string): never => {
   throw new WireShapeError(path, reason);
 };
 
+/**
+ * The path of a quick pass (`parseWith`): the checkers that build a path for what they hand down
+ * (`obj`, `arr`, `record`) hand this down instead. A path only names where a value failed; one that
+ * passes never needs it, and building them cost more than the checks of a whole view (2000 items,
+ * issue 31). A value the quick pass refuses is checked again from `""`, for the failure's words.
+ */
+const QUICK = "\u0000quick";
+
+/** The path of `key` under `path`, or QUICK in a quick pass. */
+const under = (path: string, key: string): string => (path === QUICK ? QUICK : path ? `${path}.${key}` : key);
+
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -184,6 +195,7 @@ export function arr<T>(inner: Checker<T>, opts: { max?: number; min?: number } =
     if (!Array.isArray(v)) return fail(path, "must be an array");
     if (opts.max !== undefined && v.length > opts.max) return fail(path, `must have at most ${opts.max} entries`);
     if (opts.min !== undefined && v.length < opts.min) return fail(path, `must have at least ${opts.min} entries`);
+    if (path === QUICK) return v.map((entry) => inner(entry, QUICK, read));
     return v.map((entry, i) => inner(entry, `${path}[${i}]`, read));
   };
 }
@@ -200,13 +212,13 @@ export function obj<S extends Shape, O extends Shape = {}>(req: S, opt?: O): Che
     if (!isPlainObject(v)) return fail(path, "must be an object");
     const out: Record<string, unknown> = {};
     for (const key of reqKeys) {
-      const sub = path ? `${path}.${key}` : key;
+      const sub = under(path, key);
       if (!Object.hasOwn(v, key) || v[key] === undefined) return fail(sub, "is required");
       out[key] = req[key]!(v[key], sub, read);
     }
     for (const key of optKeys) {
       if (!Object.hasOwn(v, key) || v[key] === undefined) continue;
-      out[key] = opt![key]!(v[key], path ? `${path}.${key}` : key, read);
+      out[key] = opt![key]!(v[key], under(path, key), read);
     }
     return out as Out<S, O>;
   };
@@ -219,9 +231,10 @@ export function record<T>(inner: Checker<T>, opts: { max?: number } = {}): Check
     const keys = Object.keys(v);
     if (opts.max !== undefined && keys.length > opts.max) return fail(path, `must have at most ${opts.max} keys`);
     const out: Record<string, T> = Object.create(null);
+    const quick = path === QUICK;
     for (const key of keys) {
-      id(key, `${path}{key}`);
-      out[key] = inner(v[key], `${path}.${key}`, read);
+      id(key, quick ? QUICK : `${path}{key}`);
+      out[key] = inner(v[key], quick ? QUICK : `${path}.${key}`, read);
     }
     return out;
   };
@@ -243,9 +256,15 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Runs a checker and returns a result instead of throwing; strict unless `opts` say otherwise. */
 export function parseWith<T>(checker: Checker<T>, value: unknown, opts: ReadOptions = {}): Parsed<T> {
-  const read: CutRead | null = opts.cut === true ? { mask: opts.mask, changed: false } : null;
+  const read = (): CutRead | null => (opts.cut === true ? { mask: opts.mask, changed: false } : null);
   try {
-    return { ok: true, value: checker(value, "", read) };
+    return { ok: true, value: checker(value, QUICK, read()) };
+  } catch (err) {
+    if (!(err instanceof WireShapeError)) throw err;
+  }
+  // Refused: the same check again with paths, for the words that say where.
+  try {
+    return { ok: true, value: checker(value, "", read()) };
   } catch (err) {
     if (err instanceof WireShapeError) return { ok: false, error: err.message };
     throw err;

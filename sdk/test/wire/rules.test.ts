@@ -348,6 +348,10 @@ describe("isIsoWithZone (S-22)", () => {
       "2026-02-30T00:00:00Z",
       "2026-02-29T00:00:00Z",
       "2026-04-31T00:00:00Z",
+      "1900-02-29T00:00:00Z",
+      "2100-02-29T00:00:00Z",
+      "2026-00-10T00:00:00Z",
+      "2026-06-00T00:00:00Z",
       "2026-12-02T25:00:00Z",
       "2026-12-02T23:60:00Z",
       "2026-12-02T14:00:00+25:00",
@@ -356,5 +360,15 @@ describe("isIsoWithZone (S-22)", () => {
   test("accepts 29 February in a leap year", () => {
     assert.equal(isIsoWithZone("2028-02-29T12:00:00Z"), true);
     assert.equal(isIsoWithZone("2000-02-29T12:00:00Z"), true);
+    assert.equal(isIsoWithZone("2024-02-29T12:00:00+05:30"), true);
+    assert.equal(isIsoWithZone("0000-02-29T00:00:00Z"), true, "year 0 is a leap year, as Date has it");
+  });
+  test("accepts the last day of every month, and refuses the day after", () => {
+    const last = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    last.forEach((days, i) => {
+      const month = String(i + 1).padStart(2, "0");
+      assert.equal(isIsoWithZone(`2026-${month}-${days}T08:00:00Z`), true, `2026-${month}-${days}`);
+      assert.equal(isIsoWithZone(`2026-${month}-${days + 1}T08:00:00Z`), false, `2026-${month}-${days + 1}`);
+    });
   });
 });
