@@ -88,6 +88,11 @@ export function truncateChars(text: string, maxChars: number): string {
 const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
 const LINE_BREAKS = /[\t\n\r\u2028\u2029]+/g;
 const CARRIAGE_RETURNS = /\r\n?/g;
+// The same, as one test each: most texts have nothing to clean, and one test is cheaper than the
+// replaces that would find nothing (a cutting read cleans every item text, issue 31). A carriage
+// return is in INVISIBLE's class too.
+const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
+const HAS_LINE_BREAK = new RegExp(LINE_BREAKS.source);
 
 export interface CleanResult {
   text: string;
@@ -101,8 +106,10 @@ export interface CleanResult {
  */
 export function cleanText(text: string, maxBytes: number, opts: { singleLine?: boolean } = {}): CleanResult {
   let out = text.isWellFormed() ? text : text.toWellFormed();
-  if (opts.singleLine) out = out.replace(LINE_BREAKS, " ");
-  out = out.replace(CARRIAGE_RETURNS, "\n").replace(INVISIBLE, "");
+  if (out !== text || HAS_INVISIBLE.test(out) || (opts.singleLine === true && HAS_LINE_BREAK.test(out))) {
+    if (opts.singleLine) out = out.replace(LINE_BREAKS, " ");
+    out = out.replace(CARRIAGE_RETURNS, "\n").replace(INVISIBLE, "");
+  }
   out = truncateUtf8(out, maxBytes);
   return { text: out, changed: out !== text };
 }
