@@ -62,7 +62,7 @@ export interface PwaResult {
 }
 
 /** Chats opened for the first time (their views not held) in the held / not-held comparison. */
-const NOT_HELD_RUNS = 6;
+const NOT_HELD_RUNS = 20;
 
 function build(): string {
   const out = mkdtempSync(join(tmpdir(), "collie-bench-web-"));
