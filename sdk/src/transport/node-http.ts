@@ -21,13 +21,38 @@ export interface NodeAdapterOptions {
 
 /** Serves one `node:http` request with the core. */
 export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerResponse, opts: NodeAdapterOptions = {}): void {
-  // `close` on the response: it ended, or its connection went away first (Node and Bun alike). A
-  // pipelined request whose reply queues behind another's gets no `close` of its own when the
-  // connection drops, so the socket's `close` ends it too; that listener goes with the reply, so a
-  // keep-alive socket serving many requests does not collect them.
-  // A reply that was written has nobody left to tell: its request is over. Aborting would still
-  // build the signal's AbortError, a DOMException with a stack trace, for every request a
-  // keep-alive connection serves (issue 31: 3 % of the agent's time on the ask loop).
+  // The caller's going away is watched only for a request that asks (`signal`: a read that parks,
+  // W-3). A write never does, and the controller and three listeners were part of every write's
+  // time on an agent idling between taps (issue 31).
+  let gone: AbortSignal | undefined;
+  const { callerAllowed } = opts;
+  const request: WireRequest = {
+    method: req.method ?? "GET",
+    path: req.url ?? "/",
+    headers: req.headers,
+    // A body over the limit is not read to its end: the 413 closes the connection after it.
+    body: () => readBody(req, () => res.setHeader("connection", "close")),
+    get signal() {
+      return (gone ??= watchGone(req, res));
+    },
+    ...(callerAllowed ? { callerAllowed: () => callerAllowed(req) } : {}),
+  };
+  core.request(request).then(
+    (reply) => send(res, reply),
+    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", INTERNAL_MESSAGE).body }),
+  );
+}
+
+/**
+ * A signal aborted when the caller goes away before its reply was written. `close` on the
+ * response: it ended, or its connection went away first (Node and Bun alike). A pipelined request
+ * whose reply queues behind another's gets no `close` of its own when the connection drops, so
+ * the socket's `close` ends it too; that listener goes with the reply, so a keep-alive socket
+ * serving many requests does not collect them. A reply that was written has nobody left to tell:
+ * aborting would still build the signal's AbortError, a DOMException with a stack trace, for
+ * every request a keep-alive connection serves (issue 31: 3 % of the agent's time on the ask loop).
+ */
+function watchGone(req: IncomingMessage, res: ServerResponse): AbortSignal {
   const gone = new AbortController();
   const socket = req.socket as IncomingMessage["socket"] | null;
   const abort = () => {
@@ -40,20 +65,7 @@ export function serveNode(core: WireEndpoint, req: IncomingMessage, res: ServerR
     abort();
   });
   res.once("finish", release);
-  const { callerAllowed } = opts;
-  const request: WireRequest = {
-    method: req.method ?? "GET",
-    path: req.url ?? "/",
-    headers: req.headers,
-    // A body over the limit is not read to its end: the 413 closes the connection after it.
-    body: () => readBody(req, () => res.setHeader("connection", "close")),
-    signal: gone.signal,
-    ...(callerAllowed ? { callerAllowed: () => callerAllowed(req) } : {}),
-  };
-  core.request(request).then(
-    (reply) => send(res, reply),
-    () => send(res, { status: 500, headers: { ...REPLY_HEADERS }, body: errorOutcome("internal", INTERNAL_MESSAGE).body }),
-  );
+  return gone.signal;
 }
 
 /**
