@@ -69,10 +69,10 @@ function watchGone(req: IncomingMessage, res: ServerResponse): AbortSignal {
 }
 
 /**
- * Reads the whole body, stopping with BodyTooLarge as soon as it passes `LIMITS.bodyBytes`; the
- * rest is never read (`overLimit` closes the connection once the 413 is written). Read from the stream's
- * events rather than `for await`: an async iterator's generator and its promise per chunk were a
- * measurable part of the agent's time on every write (issue 31). A body with a Content-Length is
+ * Reads the whole body, rejecting with BodyTooLarge once it passes `LIMITS.bodyBytes`: nothing
+ * past the limit is kept (`drainThenRefuse`), and `overLimit` closes the connection after the
+ * 413. Read from the stream's events rather than `for await`: an async iterator's generator and
+ * its promise per chunk were a measurable part of the agent's time on every write (issue 31). A body with a Content-Length is
  * whole once that many bytes came, without waiting a tick for `end`.
  */
 function readBody(req: IncomingMessage, overLimit: () => void): Promise<Buffer> {
@@ -94,9 +94,8 @@ function readBody(req: IncomingMessage, overLimit: () => void): Promise<Buffer> 
       size += chunk.length;
       if (size > LIMITS.bodyBytes) {
         stop();
-        req.pause();
         overLimit();
-        return reject(new BodyTooLarge(TOO_LARGE_MESSAGE));
+        return drainThenRefuse(req, size, () => reject(new BodyTooLarge(TOO_LARGE_MESSAGE)));
       }
       chunks.push(chunk);
       if (size === declared) finish();
@@ -118,6 +117,41 @@ function readBody(req: IncomingMessage, overLimit: () => void): Promise<Buffer> 
     req.on("error", onError);
     req.on("close", onClose);
   });
+}
+
+/** How much of a body over the limit is read and dropped, so its caller can read the 413. */
+const DRAIN_BYTES = 4 * LIMITS.bodyBytes;
+
+/**
+ * The rest of a body over the limit is read and dropped before the 413 goes out, up to
+ * `DRAIN_BYTES` more: a caller still writing its body when the connection closes gets a broken
+ * pipe instead of the reply (Bun's client does). Past that, or when the caller goes away, the 413
+ * goes at once; its `Connection: close` ends the connection either way, so nothing of the body is
+ * ever taken for the next request.
+ */
+function drainThenRefuse(req: IncomingMessage, read: number, refuse: () => void): void {
+  let dropped = read;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    req.removeListener("data", onDrop);
+    req.removeListener("end", finish);
+    req.removeListener("error", finish);
+    req.removeListener("close", finish);
+    refuse();
+  };
+  function onDrop(chunk: Buffer) {
+    dropped += chunk.length;
+    if (dropped > LIMITS.bodyBytes + DRAIN_BYTES) {
+      req.pause();
+      finish();
+    }
+  }
+  req.on("data", onDrop);
+  req.on("end", finish);
+  req.on("error", finish);
+  req.on("close", finish);
 }
 
 function send(res: ServerResponse, reply: WireReply): void {
