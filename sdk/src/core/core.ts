@@ -85,6 +85,8 @@ export class DurableCore implements PaneHost {
   readonly #tokenDigest: Buffer | undefined;
   readonly #warn: (line: string) => void;
   readonly #warned = new Set<number>();
+  /** The last Collie-Wire header that named a version this agent speaks. */
+  #versionHeaderOk: string | undefined;
   readonly #callerCheck: boolean;
   readonly #idempotency: Idempotency;
   readonly #reads: ReadHandlers;
@@ -317,9 +319,13 @@ export class DurableCore implements PaneHost {
   }
 
   #checkCollieVersion(header: string | readonly string[] | undefined): void {
-    if (typeof header !== "string") return;
+    // Collie sends the same header on every request: one it was fine with is not read again.
+    if (typeof header !== "string" || header === this.#versionHeaderOk) return;
     const spoken = header.split(",").map((v) => Number(v.trim())).filter((v) => Number.isInteger(v) && v > 0);
-    if (spoken.length === 0 || spoken.some((v) => WIRE_VERSIONS.includes(v))) return;
+    if (spoken.length === 0 || spoken.some((v) => WIRE_VERSIONS.includes(v))) {
+      this.#versionHeaderOk = header;
+      return;
+    }
     const newest = Math.max(...spoken);
     if (this.#warned.has(newest)) return;
     this.#warned.add(newest);

@@ -88,13 +88,20 @@ export function routePath(name: RouteName, params: Record<string, string> = {}):
   });
 }
 
+/**
+ * The table's paths split into their segments once, in the table's order: matching runs on every
+ * request an agent serves, and splitting each route's path there again cost a request an array
+ * per route (issue 31).
+ */
+const PATTERNS: readonly { name: RouteName; method: string; pattern: readonly string[] }[] = (Object.entries(ROUTES) as [RouteName, RouteSpec][])
+  .filter(([name]) => name !== "hello")
+  .map(([name, spec]) => ({ name, method: spec.method, pattern: spec.path.split("/") }));
+
 /** Matches a path (after the prefix) against the table; returns the route and its decoded params. */
 export function matchRoute(method: string, path: string): RouteMatch | null {
   const parts = path.split("/");
-  for (const [name, spec] of Object.entries(ROUTES) as [RouteName, RouteSpec][]) {
-    if (spec.method !== method || name === "hello") continue;
-    const pattern = spec.path.split("/");
-    if (pattern.length !== parts.length) continue;
+  for (const { name, method: wants, pattern } of PATTERNS) {
+    if (wants !== method || pattern.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
     for (let i = 0; i < pattern.length && ok; i++) {
