@@ -35,6 +35,7 @@ export function readBodyText(req: IncomingMessage, limit: number, done: (err: Er
     req.removeListener("data", onData);
     req.removeListener("end", onEnd);
     req.removeListener("error", onError);
+    req.removeListener("close", onClose);
   };
   const finish = () => {
     stop();
@@ -59,9 +60,16 @@ export function readBodyText(req: IncomingMessage, limit: number, done: (err: Er
     if (!(typeof err.statusCode === "number" && err.statusCode >= 400)) err.statusCode = 400;
     done(err);
   }
+  // The request went away before its body was whole, without an error (Node emits `aborted` as
+  // one today; this does not lean on it): refused, never left waiting.
+  function onClose() {
+    stop();
+    done(new BodyRefused(400, "The request ended before its body was read."));
+  }
   req.on("data", onData);
   req.on("end", onEnd);
   req.on("error", onError);
+  req.on("close", onClose);
   // A body of no bytes has no `data`: its `end` answers.
   req.resume();
 }

@@ -11,6 +11,9 @@ import { closeAllDaemons, requestId, TestDaemon } from "../helpers/daemon.ts";
 import { FakeAgent } from "../helpers/fake-agent.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { removeTempDirs, tempDir } from "../helpers/wait.ts";
+import type { IncomingMessage } from "node:http";
+import { PassThrough } from "node:stream";
+import { BODY_LIMIT_BYTES, readBodyText } from "../../src/routes/json-body.ts";
 
 let d: TestDaemon;
 let fake: FakeAgent;
@@ -135,5 +138,34 @@ describe("a phone's body over a real socket (routes/json-body.ts)", () => {
     assert.equal(received.length, before);
     const whole = JSON.stringify({ requestId: requestId("after"), text: "after" });
     assert.equal((await raw(head(Buffer.byteLength(whole)) + whole, [])).status, 200);
+  });
+});
+
+describe("readBodyText answers once, whatever the stream does", () => {
+  const stream = (contentLength?: number) => Object.assign(new PassThrough(), { headers: contentLength === undefined ? {} : { "content-length": String(contentLength) } }) as unknown as IncomingMessage;
+  const read = (req: IncomingMessage) => {
+    const calls: { err: Error | null; text?: string }[] = [];
+    readBodyText(req, BODY_LIMIT_BYTES, (err, text) => calls.push({ err, ...(text !== undefined ? { text } : {}) }));
+    return calls;
+  };
+
+  test("a stream closed before its Content-Length came, without an error, is refused 400", async () => {
+    const req = stream(10);
+    const calls = read(req);
+    (req as unknown as PassThrough).write("abc");
+    (req as unknown as PassThrough).destroy();
+    await sleep(10);
+    assert.equal(calls.length, 1);
+    assert.equal((calls[0]!.err as Error & { statusCode?: number }).statusCode, 400);
+  });
+
+  test("a whole body is taken once, and the stream's end and close after it change nothing", async () => {
+    const req = stream(5);
+    const calls = read(req);
+    (req as unknown as PassThrough).end("hello");
+    await sleep(10);
+    (req as unknown as PassThrough).destroy();
+    await sleep(10);
+    assert.deepEqual(calls, [{ err: null, text: "hello" }]);
   });
 });
