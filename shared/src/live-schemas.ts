@@ -82,8 +82,12 @@ export const AgentSummarySchema = Type.Object({
   machine: Type.Union([Machine, Type.Null()]),
   /** Declared caps; the phone draws a control only for a declared cap (P-1). Null until hello. */
   caps: Type.Union([CapsSchema, Type.Null()]),
-  /** Wire versions: the agent's newest (from hello) and Collie's, for P-17's warning. */
-  wire: Type.Object({ agent: Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()]), collie: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }),
+  /**
+   * Wire versions: the agent's newest (from hello) and Collie's, for P-17's warning. The agent's is
+   * any version its hello may name (the wire's rule: a safe integer from 1), so a row is never
+   * refused for a number the wire took.
+   */
+  wire: Type.Object({ agent: Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()]), collie: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }),
   /** Open conversations and those waiting on you (P-2). */
   counts: Type.Object({ open: Count, waiting: Count }),
   /**

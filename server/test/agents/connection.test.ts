@@ -136,6 +136,23 @@ describe("agent states (D-2)", () => {
   });
 });
 
+describe("an agent's wire versions in its row (P-17, L-2)", () => {
+  test("an agent that names a wire version above a million is shown as it said, inside the live contract", async () => {
+    const dir = tempDir();
+    // The wire takes any safe integer as a version; the row's live message must carry it too,
+    // or a phone or a crew lead reading it refuses the row (found by the hostile-agent fuzz).
+    const fake = new FakeAgent({ hello: fakeHello({ wire: [2_000_000, 1] }) });
+    fakes.push(fake);
+    await fake.listen({ socket: join(dir, "big.sock") });
+    const d = await TestDaemon.start({ sources: { fixed: [{ name: "big", endpoint: { kind: "socket", path: join(dir, "big.sock") }, key: "big" }] } });
+    const live = await LiveClient.connect(d.wsUrl);
+    const row = await d.waitState("big", "ready");
+    assert.deepEqual(row.wire, { agent: 2_000_000, collie: 1 });
+    await until(() => live.of("agent").some((m) => m.agent.name === "big" && m.agent.state === "ready"), "the ready row on the phone");
+    await closeAllLive();
+  });
+});
+
 describe("deltas of an idle agent (D-4)", () => {
   test("an agent whose long-polls come back empty sends no deltas to the phone", async () => {
     const dir = tempDir();
