@@ -72,8 +72,8 @@ function watchGone(req: IncomingMessage, res: ServerResponse): AbortSignal {
  * Reads the whole body, rejecting with BodyTooLarge once it passes `LIMITS.bodyBytes`: nothing
  * past the limit is kept (`drainThenRefuse`), and `overLimit` closes the connection after the
  * 413. Read from the stream's events rather than `for await`: an async iterator's generator and
- * its promise per chunk were a measurable part of the agent's time on every write (issue 31). A body with a Content-Length is
- * whole once that many bytes came, without waiting a tick for `end`.
+ * its promise per chunk were a measurable part of the agent's time on every write (issue 31). A
+ * body with a Content-Length is whole once that many bytes came, without waiting a tick for `end`.
  */
 function readBody(req: IncomingMessage, overLimit: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -121,13 +121,15 @@ function readBody(req: IncomingMessage, overLimit: () => void): Promise<Buffer> 
 
 /** How much of a body over the limit is read and dropped, so its caller can read the 413. */
 const DRAIN_BYTES = 4 * LIMITS.bodyBytes;
+/** How long the rest is waited for: a caller that stops sending gets its 413 then. */
+const DRAIN_MS = 1000;
 
 /**
  * The rest of a body over the limit is read and dropped before the 413 goes out, up to
  * `DRAIN_BYTES` more: a caller still writing its body when the connection closes gets a broken
- * pipe instead of the reply (Bun's client does). Past that, or when the caller goes away, the 413
- * goes at once; its `Connection: close` ends the connection either way, so nothing of the body is
- * ever taken for the next request.
+ * pipe instead of the reply (Bun's client does). Past that, after `DRAIN_MS`, or when the caller
+ * goes away, the 413 goes at once; its `Connection: close` ends the connection either way, so
+ * nothing of the body is ever taken for the next request.
  */
 function drainThenRefuse(req: IncomingMessage, read: number, refuse: () => void): void {
   let dropped = read;
@@ -135,6 +137,7 @@ function drainThenRefuse(req: IncomingMessage, read: number, refuse: () => void)
   const finish = () => {
     if (done) return;
     done = true;
+    clearTimeout(timer);
     req.removeListener("data", onDrop);
     req.removeListener("end", finish);
     req.removeListener("error", finish);
@@ -148,6 +151,11 @@ function drainThenRefuse(req: IncomingMessage, read: number, refuse: () => void)
       finish();
     }
   }
+  // A caller that declared more than it sends is not waited for until the server's own timeout.
+  const timer = setTimeout(() => {
+    req.pause();
+    finish();
+  }, DRAIN_MS);
   req.on("data", onDrop);
   req.on("end", finish);
   req.on("error", finish);

@@ -476,6 +476,28 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     assert.equal((await p.layout()).ready, true);
   });
 
+  test("a caller that declares a body over the limit and stops sending gets its 413 without waiting for the rest", async () => {
+    const { collie, pane, phone: p } = await routesAgent();
+    let ran = 0;
+    pane.onSend(() => void ran++);
+    const head = requestBytes("POST", "/durable/v1/panes/p/send", { "Content-Type": "application/json", "Content-Length": String(1024 * 1024) }, "");
+    const socket = connect({ path: collie.socketPath });
+    const got: Buffer[] = [];
+    socket.on("data", (c: Buffer) => got.push(c));
+    socket.on("error", () => {});
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    // Past the limit, then nothing more: the rest of the declared megabyte never comes.
+    socket.write(head);
+    socket.write(Buffer.alloc(LIMITS.bodyBytes + 1024, 0x20));
+    const gaveUp = setTimeout(() => socket.destroy(), 5000);
+    await closed;
+    clearTimeout(gaveUp);
+    const text = Buffer.concat(got).toString("utf8");
+    assert.match(text, /^HTTP\/1\.1 413 /);
+    assert.equal(ran, 0);
+    assert.equal((await p.layout()).ready, true);
+  });
+
   test("a body cut short by a caller that goes away runs nothing, and the agent keeps serving", async () => {
     const { collie, pane, phone: p } = await routesAgent();
     let ran = 0;
