@@ -130,10 +130,18 @@ for (const name of daemon.agents.names()) {
 }
 
 const address = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
-daemon.app.server.prependListener("request", (req) => {
-  const m = req.method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(req.url ?? "") : null;
+const markAnswer = (method, url) => {
+  const m = method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(url ?? "") : null;
   if (m) marks.set(`answer:${m[1]}`, nowMs());
-});
+};
+daemon.app.server.prependListener("request", (req) => markAnswer(req.method, req.url));
+// An answer sent on the live socket (an `act`, routes/act.ts) is received when its route is looked
+// up, right after the socket's frame is read.
+const findRoute = daemon.app.findRoute.bind(daemon.app);
+daemon.app.findRoute = (opts) => {
+  markAnswer(opts?.method, opts?.url);
+  return findRoute(opts);
+};
 
 // The bench's phones are a paired device (X-1), as a real phone would be.
 const paired = daemon.devices.pair(daemon.devices.createCode().code, "bench", "bench");

@@ -1,16 +1,17 @@
 /**
  * A phone, as far as Collie can tell: the `/api/live` WebSocket (snapshot, then numbered deltas;
- * `watch` for the chats on screen) and the phone API over keep-alive HTTP. Every message is parsed,
- * as the PWA does.
+ * `watch` for the chats on screen; a tap's answer as an `act`, as the PWA sends it while its socket
+ * is open) and the phone API over keep-alive HTTP. Every message is parsed, as the PWA does.
  */
 import { randomUUID } from "node:crypto";
 import { Agent, request } from "node:http";
 import WebSocket from "ws";
-import type { LiveMessage } from "@colliepwa/shared";
+import type { LiveFrame, LiveMessage } from "@colliepwa/shared";
 import type { Answer } from "@colliepwa/durable-sdk/wire";
 import { nowMs } from "./lib.ts";
 
 const USE_FETCH = process.env.BENCH_PHONE_FETCH === "1";
+const USE_HTTP = process.env.BENCH_PHONE_HTTP === "1";
 
 export class Phone {
   readonly url: string;
@@ -18,6 +19,8 @@ export class Phone {
   readonly #agent = new Agent({ keepAlive: true });
   readonly #ws: WebSocket;
   readonly #listeners = new Set<(m: LiveMessage, at: number) => void>();
+  readonly #acts = new Map<number, (r: { status: number; body: unknown }) => void>();
+  #nextAct = 0;
   readonly counts: Record<string, number> = {};
   bytes = 0;
   messages = 0;
@@ -28,8 +31,15 @@ export class Phone {
     this.#token = token;
     this.#ws = ws;
     ws.on("message", (data: Buffer) => {
-      const m = JSON.parse(data.toString("utf8")) as LiveMessage;
+      const frame = JSON.parse(data.toString("utf8")) as LiveFrame;
       const at = nowMs();
+      if (frame.type === "act-reply") {
+        const act = this.#acts.get(frame.id);
+        this.#acts.delete(frame.id);
+        act?.({ status: frame.status, body: frame.body });
+        return;
+      }
+      const m = frame;
       this.messages++;
       this.bytes += data.length;
       this.counts[m.type] = (this.counts[m.type] ?? 0) + 1;
@@ -63,10 +73,24 @@ export class Phone {
     this.#ws.send(JSON.stringify({ type: "watch", agent, pane }));
   }
 
-  /** Taps an answer: `POST …/asks/:ask/answer` with a fresh request id. */
+  /**
+   * Taps an answer with a fresh request id: as the PWA does, an `act` on the live socket
+   * (docs/phone-api.md "Actions on the live socket"); `BENCH_PHONE_HTTP=1` POSTs it instead.
+   */
   answer(agent: string, pane: string, askId: string, revision: string, answer: Answer): Promise<{ status: number; body: unknown }> {
     const e = encodeURIComponent;
-    return this.post(`/api/agents/${e(agent)}/panes/${e(pane)}/asks/${e(askId)}/answer`, { requestId: randomUUID(), revision, answer });
+    const path = `/api/agents/${e(agent)}/panes/${e(pane)}/asks/${e(askId)}/answer`;
+    const body = { requestId: randomUUID(), revision, answer };
+    return USE_HTTP ? this.post(path, body) : this.act(path, body);
+  }
+
+  /** An action as an `act` on the live socket; resolves with its `act-reply`. */
+  act(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+    const id = this.#nextAct++;
+    return new Promise((resolve) => {
+      this.#acts.set(id, resolve);
+      this.#ws.send(JSON.stringify({ type: "act", id, path, body }));
+    });
   }
 
   /**

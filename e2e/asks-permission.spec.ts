@@ -41,11 +41,17 @@ test("Allow: the refund runs and the agent says so", async ({ page, shot }) => {
   await expect(chat.log.locator(`[data-item-id="${itemId}"] + .ask-slot`).getByRole("region", { name: REFUND })).toBeVisible();
   await shot("ask-permission");
 
+  const viaHttp: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url().includes("/answer")) viaHttp.push(r.url());
+  });
   await card.getByRole("button", { name: STRINGS.allow, exact: true }).click();
   // Accepted: the card closes (P-15)…
   await expect(card).toHaveCount(0);
   expect(posted).toHaveLength(1);
   expect(posted[0]!.answer).toEqual({ kind: "permission", optionId: "allow" });
+  // …the answer went on the open live socket, not as a request of its own (issue 31).
+  expect(viaHttp).toEqual([]);
   // …and requireApproval resolved `approved: true`: the refund ran and the reply says so.
   await expect(refund.locator("[data-status]")).toHaveAttribute("data-status", "done", { timeout: TURN_TIMEOUT });
   await expect(refund).toContainText("Refunded 40 EUR for order 5521");

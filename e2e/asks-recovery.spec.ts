@@ -1,8 +1,8 @@
 /**
  * An answer whose fate is unknown (P-14, P-15, D-5, S-23, S-28), against the real daemon and the
  * example desk's refund approval:
- * - the network goes between the tap and its reply: the answer reached the agent, the phone heard
- *   nothing back: `Not sure the answer arrived. Retry sends it again.`; Retry sends the same request
+ * - the network goes between the tap and its reply: the answer (sent on the live socket) reached
+ *   the agent, the socket dropped before its reply, the phone heard nothing back: `Not sure the answer arrived. Retry sends it again.`; Retry sends the same request
  *   id and the refund lands exactly once;
  * - the agent is restarted while an answer is pending: Collie holds the tap (`Sent. Collie delivers
  *   it when the durable agent is back.`), the restarted desk raises the same ask again, Collie
@@ -14,7 +14,7 @@
 import { STRINGS } from "@colliepwa/shared";
 import { expect } from "./fixtures.ts";
 import { gateLive, items, openChat, SEEDED, TURN_TIMEOUT } from "./desk.ts";
-import { answersPosted, askCard, asksAnnounced, askTest, cardLine, isAnswer, liveNews, say } from "./asks.ts";
+import { answersPosted, askCard, asksAnnounced, askTest, cardLine, liveNews, nextAnswerReply, say } from "./asks.ts";
 
 /** The card's own words where the specification leaves them to Collie (web/src/features/asks/words.ts). */
 const WORDS = { retry: "Retry", held: (answer: string) => `Sent: ${answer}. Collie delivers it when the durable agent is back.` };
@@ -35,15 +35,9 @@ test("the network cut between tap and reply: not sure, Retry lands exactly once"
   const card = askCard(page, REFUND);
   await expect(card).toBeVisible({ timeout: TURN_TIMEOUT });
 
-  // The first answer reaches Collie and the agent, then the link drops: no reply, no live news.
-  let cut = true;
-  await page.route((url) => /\/asks\/[^/]+\/answer$/.test(url.pathname), async (route) => {
-    if (!cut || !isAnswer(route.request())) return route.continue();
-    live.freeze();
-    const reply = await route.fetch();
-    expect(reply.status()).toBe(200);
-    await route.abort("connectionreset");
-  });
+  // The first answer reaches Collie and the agent (on the live socket, as the phone sends it
+  // while that is open), then the link drops: no reply, no live news.
+  live.cutAfterNextActReply();
   await card.getByRole("button", { name: STRINGS.allow, exact: true }).click();
   await expect(cardLine(page, REFUND)).toHaveText(STRINGS.notSureArrived);
   await expect(card).toHaveAttribute("data-outcome", "not-sure");
@@ -56,12 +50,11 @@ test("the network cut between tap and reply: not sure, Retry lands exactly once"
   await shot("ask-not-sure");
 
   // The link is back: Retry sends the same request id; the agent's receipt answers it, nothing runs twice.
-  cut = false;
-  const retried = page.waitForResponse((r) => isAnswer(r.request()));
+  const retried = nextAnswerReply(page);
   await retry.click();
   const again = await retried;
-  expect(again.status()).toBe(200);
-  expect(await again.json()).toMatchObject({ replayed: true });
+  expect(again.status).toBe(200);
+  expect(again.body).toMatchObject({ replayed: true });
   await expect(card).toHaveCount(0);
   expect(posted).toHaveLength(2);
   expect(posted[1]!.requestId).toBe(posted[0]!.requestId);

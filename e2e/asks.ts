@@ -4,7 +4,8 @@
  * seeded conversations of the other journeys as they were; a card by its title; the answers the
  * phone posts; the asks Collie announces on the live WebSocket.
  */
-import type { Page, Request } from "@playwright/test";
+import type { Page, Request, Response } from "@playwright/test";
+import { onActs, type SentAct } from "./acts.ts";
 import { startCollie, type CollieOptions, type CollieServer } from "./collie.ts";
 import { chatParts } from "./desk.ts";
 import { test as base, expect } from "./fixtures.ts";
@@ -44,15 +45,46 @@ export async function say(page: Page, text: string): Promise<void> {
 /** Whether a request is an answer to an ask (P-14). */
 export const isAnswer = (r: Request) => r.method() === "POST" && /\/asks\/[^/]+\/answer$/.test(new URL(r.url()).pathname);
 
-/** Every answer the page posts (P-14): its request id and answer, in order. */
+/** Whether an act on the live socket is an answer to an ask (docs/phone-api.md "Actions on the live socket"). */
+export const isAnswerAct = (act: SentAct) => /\/asks\/[^/]+\/answer$/.test(act.path);
+
+/**
+ * Every answer the page sends from now on (P-14): its request id and answer, in order, whichever
+ * way it went — as an act on the live socket (while it is open) or a POST.
+ */
 export function answersPosted(page: Page): Array<{ requestId: string; answer: Record<string, unknown> }> {
   const posted: Array<{ requestId: string; answer: Record<string, unknown> }> = [];
+  const add = (body: { requestId: string; answer: Record<string, unknown> }) => posted.push({ requestId: body.requestId, answer: body.answer });
   page.on("request", (r) => {
-    if (!isAnswer(r)) return;
-    const body = r.postDataJSON() as { requestId: string; answer: Record<string, unknown> };
-    posted.push({ requestId: body.requestId, answer: body.answer });
+    if (isAnswer(r)) add(r.postDataJSON() as { requestId: string; answer: Record<string, unknown> });
   });
+  onActs(page, { sent: (act) => isAnswerAct(act) && add(act.body as { requestId: string; answer: Record<string, unknown> }) });
   return posted;
+}
+
+/** The reply to the page's next answer, whichever way it went (an act-reply or a POST's response). */
+export function nextAnswerReply(page: Page): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve) => {
+    const answerActs = new Set<number>();
+    const off = onActs(page, {
+      sent: (act) => isAnswerAct(act) && answerActs.add(act.id),
+      replied: (reply) => {
+        if (!answerActs.has(reply.id)) return;
+        done();
+        resolve({ status: reply.status, body: reply.body });
+      },
+    });
+    const onResponse = (r: Response) => {
+      if (!isAnswer(r.request())) return;
+      done();
+      void r.json().then((body: Record<string, unknown>) => resolve({ status: r.status(), body }));
+    };
+    const done = () => {
+      off();
+      page.off("response", onResponse);
+    };
+    page.on("response", onResponse);
+  });
 }
 
 /** A message Collie sent on the live WebSocket (LiveMessage in @colliepwa/shared), loosely typed. */

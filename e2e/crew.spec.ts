@@ -22,6 +22,7 @@ import { STRINGS } from "@colliepwa/shared";
 import { startCollie, type CollieServer } from "./collie.ts";
 import { chatParts, items, SEEDED, TURN_TIMEOUT } from "./desk.ts";
 import { answersPosted, askCard, liveNews, say } from "./asks.ts";
+import { watchActs } from "./acts.ts";
 
 const root = join(import.meta.dirname, "..");
 const KEY = "desk@workshop";
@@ -71,6 +72,7 @@ test("crew join under a lead running the example keeps the example, applies live
 
   const context = await browser.newContext({ baseURL: lead.url });
   const page = await context.newPage();
+  watchActs(page);
   await pairWithLead(page);
   // Live, with no restart: the lead's own desk and the member's, each in a Durable agents section.
   await expect(leadSection(page).getByRole("heading", { name: "Durable agents", exact: true })).toBeVisible();
@@ -94,6 +96,7 @@ test("crew join under a lead running the example keeps the example, applies live
 test("an ask on the member: the section floats, the card names desk, Allow reaches its agent", async ({ browser }) => {
   const context = await browser.newContext({ baseURL: lead.url });
   const page = await context.newPage();
+  watchActs(page);
   await pairWithLead(page);
   const section = memberSection(page);
   const row = section.locator(`[data-agent="${KEY}"]`);
@@ -147,6 +150,7 @@ test("the member's agent and then the member go down: the answer is held, named 
   test.setTimeout(150_000);
   const context = await browser.newContext({ baseURL: lead.url });
   const page = await context.newPage();
+  watchActs(page);
   const news = liveNews(page);
   await pairWithLead(page);
   const section = memberSection(page);

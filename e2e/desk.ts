@@ -82,6 +82,12 @@ export interface LiveGate {
   holdFrom(match: (m: LiveMessage) => boolean): void;
   /** Holds every message from now on. */
   freeze(): void;
+  /**
+   * The phone's next act reaches Collie, and from then on every message is held (as `freeze`); the
+   * link drops right after Collie answered it: its act-reply is lost and the phone's socket closes.
+   * An act-reply to a later act passes even while held: it is that act's answer, not news.
+   */
+  cutAfterNextActReply(): void;
   /** Resolves once a hold has started (the matching message arrived). */
   holding(): Promise<void>;
   /** Delivers what was held, in order, and lets messages through again. */
@@ -116,9 +122,34 @@ export async function gateLive(page: Page): Promise<LiveGate> {
       return false; // not JSON: pass it on
     }
   };
+  let cutArmed = false;
+  let cutAct: number | null = null;
+  const actOf = (message: string | Buffer, type: "act" | "act-reply"): number | null => {
+    try {
+      const m = JSON.parse(String(message)) as { type?: unknown; id?: unknown };
+      return m.type === type && typeof m.id === "number" ? m.id : null;
+    } catch {
+      return null;
+    }
+  };
   await page.routeWebSocket(/\/api\/live/, (ws) => {
     const server = ws.connectToServer();
+    ws.onMessage((message) => {
+      const act = actOf(message, "act");
+      if (cutArmed && act !== null) {
+        cutArmed = false;
+        cutAct = act;
+        startHold();
+      }
+      server.send(message);
+    });
     server.onMessage((message) => {
+      const replied = actOf(message, "act-reply");
+      if (replied !== null) {
+        if (replied !== cutAct) return ws.send(message);
+        cutAct = null;
+        return ws.close();
+      }
       if (!held && matches(message)) startHold();
       if (held) buffer.push({ ws, message });
       else ws.send(message);
@@ -129,6 +160,9 @@ export async function gateLive(page: Page): Promise<LiveGate> {
       match = m;
     },
     freeze: startHold,
+    cutAfterNextActReply() {
+      cutArmed = true;
+    },
     holding: () => started,
     release() {
       held = false;

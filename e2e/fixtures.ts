@@ -3,6 +3,7 @@ import { test as base, expect, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startCollie, type CollieServer } from "./collie.ts";
+import { watchActs } from "./acts.ts";
 
 export const test = base.extend<{ shot: (name: string) => Promise<void> }, { collie: CollieServer; pairedState: string }>({
   collie: [
@@ -32,6 +33,11 @@ export const test = base.extend<{ shot: (name: string) => Promise<void> }, { col
     { scope: "worker" },
   ],
   storageState: async ({ pairedState }, use) => use(pairedState),
+  // Answers go on the live socket while it is open: every page's acts are watched (acts.ts).
+  page: async ({ page }, use) => {
+    watchActs(page);
+    await use(page);
+  },
   baseURL: async ({ collie }, use) => use(collie.url),
   // Saves a phone-size screenshot for a reviewer (test-results/screens, not committed).
   shot: async ({ page }, use) => {

@@ -18,27 +18,15 @@ import { crewRoutes, installCrewVersionCheck } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
 import { clientErrorAnswer, sendError } from "./errors.ts";
 import { HSTS, reachedOverHttps } from "./security/gate.ts";
-import { BODY_LIMIT_BYTES, readBodyText } from "./routes/json-body.ts";
+import { BODY_LIMIT_BYTES, MAX_BODY_DEPTH, readBodyText } from "./routes/json-body.ts";
+import { jsonDeeperThan } from "@colliepwa/shared/live";
 
-/** How deep a phone's JSON body may nest (the deepest real one, a form answer, is 4). */
-export const MAX_BODY_DEPTH = 32;
-
-/** True when `text` opens more than `max` arrays or objects inside each other (strings skipped). Linear. */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
+/**
+ * How deep a phone's JSON body may nest (json-body.ts), and the check, counted on the text: the
+ * live contract's own (`jsonDeeperThan`).
+ */
+export { MAX_BODY_DEPTH };
+export const nestedDeeperThan = jsonDeeperThan;
 
 /** `push` is null when push is off (damaged VAPID keys): its routes then answer 404. */
 declare module "fastify" {
@@ -158,7 +146,7 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
   if (invites) await app.register(async (scope) => crewRoutes(scope, invites));
   await app.register(async (scope) => {
     await apiRoutes(scope, deps);
-    await liveRoute(scope, deps);
+    await liveRoute(scope, deps, { checkDevice: (token) => deps.gate.devices.check(token) });
     if (deps.push) await pushRoutes(scope, deps.push);
   });
   await app.register(async (scope) => staticRoutes(scope, deps.webDist ? { distDir: deps.webDist } : {}));

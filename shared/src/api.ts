@@ -12,8 +12,9 @@ import type { Answer, Ask, DecidedBy, Item, Starter, HistoryRow } from "@colliep
  * (live-schemas.ts) are their one definition, and these are their types (`Static<>`), exported as
  * types only, so the phone's bundle carries no schema.
  */
-export type { AgentState, AgentSummary, Conversation, Decision, LiveMessage, PaneDetail, Snapshot } from "./live-schemas.ts";
+export type { ActReply, AgentState, AgentSummary, Conversation, Decision, LiveFrame, LiveMessage, PaneDetail, Snapshot } from "./live-schemas.ts";
 import type { Conversation } from "./live-schemas.ts";
+import { ACT_LIMITS, ACT_PATH } from "./act.ts";
 
 /**
  * `GET /api/agents/:agent/conversations?after=&limit=`: one page of an agent's open conversations
@@ -32,10 +33,23 @@ export interface AlwaysAllowedPage {
 
 export type { Answer, Ask, HistoryRow, Item, Starter, DecidedBy };
 
-/** Messages the phone sends on the WebSocket: which chats it shows, so items flow only for those. */
+/**
+ * Messages the phone sends on the WebSocket: which chats it shows, so items flow only for those;
+ * and an action (`act`, docs/phone-api.md "Actions on the live socket"): the very request the phone
+ * would POST — an action route's address under `/api/agents/` and its JSON body — which Collie
+ * runs through that route, every check and word of it included, and answers with an `act-reply`
+ * naming the act's `id` (a number of the phone's own). The same request id lands once whichever
+ * way it went (D-5): a phone whose socket dropped before the reply sends it again over HTTP.
+ */
 export const ClientMessage = Type.Union([
   Type.Object({ type: Type.Literal("watch"), agent: Type.String({ maxLength: 256 }), pane: Type.String({ maxLength: 512 }) }),
   Type.Object({ type: Type.Literal("unwatch"), agent: Type.String({ maxLength: 256 }), pane: Type.String({ maxLength: 512 }) }),
+  Type.Object({
+    type: Type.Literal("act"),
+    id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    path: Type.String({ maxLength: ACT_LIMITS.pathChars, pattern: ACT_PATH }),
+    body: Type.Record(Type.String(), Type.Unknown()),
+  }),
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 

@@ -4,7 +4,7 @@ export * from "./api.ts";
 export { API_ERRORS, type ApiErrorCode } from "./errors.ts";
 export { compareConversations, isWaiting } from "./order.ts";
 export { answerOutcome, ANSWER_CODES, type AnswerOutcome, type OutcomeView, type TapReply } from "./outcomes.ts";
-export { PHONE_ROUTES, phonePath, type PhoneRouteName, type PhoneRouteParams } from "./phone-routes.ts";
+export { ACT_LIMITS, mayAct, phoneActs, PHONE_ROUTES, phonePath, type PhoneRouteName, type PhoneRouteParams } from "./phone-routes.ts";
 export type {
   ActionReplyBody, CrewHelloReply, CrewJoinReply, CrewJoinRequest, PageQuery, PairedReply, PairRequest, PhoneActionName, PhoneBody,
   PhoneContract, PhoneQuery, PhoneReply,

@@ -20,7 +20,7 @@ import {
   CAP_NAMES, LIMITS, MESSAGE_CHECKERS, WRITE_BODY_CHECKERS, parseWith, text, type Caps, type Checker, type Parsed, type ReadOptions, type TextRule,
 } from "@colliepwa/durable-sdk/wire";
 import {
-  LIVE_LIMITS, LIVE_MESSAGE_SCHEMAS, type AgentSummary, type Conversation, type Decision, type LiveMessage, type LiveMessageType,
+  LIVE_LIMITS, LIVE_MESSAGE_SCHEMAS, type AgentSummary, type Conversation, type Decision, type LiveFrame, type LiveMessageType,
   type PaneDetail,
 } from "./live-schemas.ts";
 
@@ -60,7 +60,7 @@ export function jsonDeeperThan(text: string, max: number): boolean {
 }
 
 /** One frame's text: depth, JSON, then `readLiveMessage`. */
-export function readLiveText(frame: string, opts: ReadOptions = {}): LiveRead<LiveMessage> {
+export function readLiveText(frame: string, opts: ReadOptions = {}): LiveRead<LiveFrame> {
   if (jsonDeeperThan(frame, LIVE_LIMITS.depth)) return { ok: false, error: `nested deeper than ${LIVE_LIMITS.depth}` };
   let value: unknown;
   try {
@@ -72,14 +72,14 @@ export function readLiveText(frame: string, opts: ReadOptions = {}): LiveRead<Li
 }
 
 /** A parsed live message: its schema, then its wire objects; rebuilt from the keys it names. */
-export function readLiveMessage(value: unknown, opts: ReadOptions = {}): LiveRead<LiveMessage> {
+export function readLiveMessage(value: unknown, opts: ReadOptions = {}): LiveRead<LiveFrame> {
   return attempt(() => {
     const type = (value as { type?: unknown } | null)?.type;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return refuse("not a live message (an object with a type)");
     if (typeof type !== "string" || !Object.hasOwn(LIVE_MESSAGE_SCHEMAS, type)) return refuse(`type: not a live message type (${LIVE_MESSAGE_TYPES_TEXT})`);
     const t = type as LiveMessageType;
     schemaCheck(CHECKS[t], value, "");
-    return rebuild(t, value as LiveMessage, opts);
+    return rebuild(t, value as LiveFrame, opts);
   });
 }
 
@@ -211,7 +211,7 @@ function paneDetail(d: PaneDetail, opts: ReadOptions, at: string): PaneDetail {
   return out;
 }
 
-function rebuild(type: LiveMessageType, m: LiveMessage, opts: ReadOptions): LiveMessage {
+function rebuild(type: LiveMessageType, m: LiveFrame, opts: ReadOptions): LiveFrame {
   switch (m.type) {
     case "snapshot":
       return {
@@ -246,6 +246,9 @@ function rebuild(type: LiveMessageType, m: LiveMessage, opts: ReadOptions): Live
       return { type: m.type, seq: m.seq, agent: m.agent, requestId: m.requestId, status: m.status, body: { ...m.body } };
     case "decision":
       return { type: m.type, seq: m.seq, agent: m.agent, decision: decision(m.decision, opts, "decision") };
+    case "act-reply":
+      // A POST's reply as the route gave it: the phone reads it as it reads that reply.
+      return { type: m.type, id: m.id, status: m.status, body: { ...m.body } };
   }
   return refuse(`type: ${type} has no reader`);
 }

@@ -172,7 +172,10 @@ export type Snapshot = Static<typeof SnapshotSchema>;
 
 const Seq = Count;
 
-/** Each message the server sends on the WebSocket, by its `type`. `seq` grows by one per message. */
+/**
+ * Each message the server sends on the WebSocket, by its `type`. `seq` grows by one per message;
+ * an `act-reply`, one phone's own, carries none.
+ */
 export const LIVE_MESSAGE_SCHEMAS = {
   snapshot: Type.Object({ type: Type.Literal("snapshot"), seq: Seq, snapshot: SnapshotSchema }),
   resumed: Type.Object({ type: Type.Literal("resumed"), seq: Seq }),
@@ -195,11 +198,25 @@ export const LIVE_MESSAGE_SCHEMAS = {
     body: Type.Record(Type.String(), Type.Unknown()),
   }),
   decision: Type.Object({ type: Type.Literal("decision"), seq: Seq, agent: Name, decision: DecisionSchema }),
+  /**
+   * The reply to one phone's `act` (api.ts `ClientMessage`): the action route's status and JSON
+   * body, as a POST would have had them. Sent to that phone alone and not numbered: it is no
+   * change of Collie's state (the changes it made come as their own messages), and a phone resumes
+   * by `seq` without it.
+   */
+  "act-reply": Type.Object({
+    type: Type.Literal("act-reply"), id: Count,
+    status: Type.Integer({ minimum: 200, maximum: 599 }),
+    body: Type.Record(Type.String(), Type.Unknown()),
+  }),
 } as const;
 
 export type LiveMessageType = keyof typeof LIVE_MESSAGE_SCHEMAS;
 export const LIVE_MESSAGE_TYPES = Object.freeze(Object.keys(LIVE_MESSAGE_SCHEMAS)) as readonly LiveMessageType[];
 
-/** Every message the server sends on the WebSocket. */
+/** Every frame the server sends on the WebSocket. */
 export const LiveMessageSchema = Type.Union(Object.values(LIVE_MESSAGE_SCHEMAS));
-export type LiveMessage = { [K in LiveMessageType]: Static<(typeof LIVE_MESSAGE_SCHEMAS)[K]> }[LiveMessageType];
+export type LiveFrame = { [K in LiveMessageType]: Static<(typeof LIVE_MESSAGE_SCHEMAS)[K]> }[LiveMessageType];
+/** The numbered messages: every frame but a phone's own `act-reply`; what the hub publishes and a phone applies. */
+export type LiveMessage = Exclude<LiveFrame, { type: "act-reply" }>;
+export type ActReply = Extract<LiveFrame, { type: "act-reply" }>;

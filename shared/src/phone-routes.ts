@@ -36,6 +36,9 @@ export const PHONE_ROUTES = Object.freeze({
 
 export type PhoneRouteName = keyof typeof PHONE_ROUTES;
 
+/** Which of them a phone may send on its live socket instead (act.ts). */
+export { ACT_LIMITS, ACT_PATH, mayAct, phoneActs } from "./act.ts";
+
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
 
 /** The path parameters of a route, by name (`{agent, pane}` for `send`). */

@@ -573,7 +573,11 @@ export class CrewMember implements Upstream {
 export function readMemberFrame(data: RawData, isBinary: boolean, reads: ReadOptions): LiveRead<LiveMessage> {
   const binary = "a binary frame";
   if (isBinary) return { ok: false, error: binary };
-  return readLiveText(String(data), reads);
+  const read = readLiveText(String(data), reads);
+  // A lead sends its member no acts (its actions go over HTTP): a reply to one is out of place.
+  const outOfPlace = "type: an act-reply, and this lead sent no act";
+  if (read.ok && read.value.type === "act-reply") return { ok: false, error: outOfPlace };
+  return read as LiveRead<LiveMessage>;
 }
 
 /**

@@ -122,61 +122,93 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     return send(reply, await upstream.read(req.params.agent, "starters", {}, ""));
   });
 
-  // Actions (D-5): the phone's request id goes to the agent unchanged.
-  const forward = (route: WriteRouteName, params: (p: Record<string, string>) => Record<string, string>) =>
-    async (req: { params: Record<string, string>; body: { requestId: string } & Record<string, unknown>; device?: Device; headers: Record<string, unknown> }, reply: FastifyReply) => {
-      const p = req.params;
-      const body = req.body;
-      // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
-      // limit counted in bytes, an id against the ID rule …) is refused here with its words.
-      const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
-      if (!wire.ok) return sendError(reply, "bad-request", wire.error);
-      const agent = p.agent!;
-      const upstream = deps.upstreams.find(agent);
-      if (!upstream) return sendError(reply, "unknown-agent", `No durable agent named ${agent}.`);
-      // An answer the agent takes leaves a decision (the ask as it was when tapped), where this
-      // Collie keeps the ask (a crew member keeps its own decisions).
-      let draft: DecisionDraft | null = null;
-      if (route === "answer" && deps.decisions) {
-        let ask = upstream.openAsk(agent, p.pane!, p.ask!);
-        // Collie (or its link to the agent) just started: the agent's asks are not known yet. The
-        // answer waits for them a moment, as every action does (gateway.ts STARTING_WAIT_MS), so
-        // it reaches the agent instead of being held, and leaves its decision: held without one,
-        // it would leave none (a crew lead's delivery right after its member restarted did).
-        if (!ask) {
-          await upstream.asksKnown(agent, STARTING_WAIT_MS);
-          ask = upstream.openAsk(agent, p.pane!, p.ask!);
-        }
-        if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
-      }
-      // The phone's name goes with it: a crew member records which phone answered (issue #37).
-      const outcome = await upstream.write(agent, route, params(p), body, req.device?.name);
-      if (draft && deps.decisions) {
-        if (outcome.status === 200 && outcome.body.replayed !== true) {
-          deps.live.publish({ type: "decision", agent, decision: deps.decisions.record(agent, draft) });
-        } else if (outcome.status === 202 && outcome.body.held === true) {
-          const held = deps.decisions.hold(body.requestId, agent, draft);
-          if (held) deps.live.publish({ type: "decision", agent, decision: held });
-        }
-      }
-      const code = outcome.body.error;
-      deps.audit?.write({
-        action: route, agent, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
-        // A crew lead's action names the lead (C-1): the member's log says which Collie forwarded it.
-        device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
-        outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
-      });
-      // The agent's (or the member's) status and JSON, as the catalog has them (P-15).
-      return send(reply, outcome);
+  const actions = actionHandlers(deps);
+  app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, actions.answer);
+  app.post(PHONE_ROUTES.send.path, { ...DEVICE, ...phoneSchema("send") }, actions.send);
+  app.post(PHONE_ROUTES.steer.path, { ...DEVICE, ...phoneSchema("steer") }, actions.steer);
+  app.post(PHONE_ROUTES.stop.path, { ...DEVICE, ...phoneSchema("stop") }, actions.stop);
+  app.post(PHONE_ROUTES.action.path, { ...DEVICE, ...phoneSchema("action") }, actions.action);
+  app.post(PHONE_ROUTES.rename.path, { ...DEVICE, ...phoneSchema("rename") }, actions.rename);
+  app.post(PHONE_ROUTES.close.path, { ...DEVICE, ...phoneSchema("close") }, actions.close);
+  app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, ...phoneSchema("reopen") }, actions.reopen);
+  app.post(PHONE_ROUTES.starter.path, { ...DEVICE, ...phoneSchema("starter") }, actions.starter);
+}
+
+/** What an action's handler reads of its request: what a POST's gate, router and schemas made of it. */
+export interface ActionRequest {
+  params: Record<string, string>;
+  body: { requestId: string } & Record<string, unknown>;
+  device?: Device;
+  headers: Record<string, unknown>;
+}
+/** Sends its reply on `reply` (a POST's, or an act's stand-in) and resolves once it has. */
+export type ActionHandler = (req: ActionRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * The handlers of the action routes (D-5), by route: a POST's (above) and an act's on the live
+ * socket (act.ts) are these very functions. The phone's request id goes to the agent unchanged.
+ */
+export function actionHandlers(deps: ApiDeps): Record<WriteRouteName, ActionHandler> {
+  const send = (reply: FastifyReply, r: { status: number; body: unknown }) => reply.code(r.status).send(r.body);
+  const forward = (route: WriteRouteName, params: (p: Record<string, string>) => Record<string, string>): ActionHandler =>
+    async (req, reply) => {
+      await handle(route, params, req, reply);
     };
+  const handle = async (route: WriteRouteName, params: (p: Record<string, string>) => Record<string, string>, req: ActionRequest, reply: FastifyReply) => {
+    const p = req.params;
+    const body = req.body;
+    // The wire's own checker, as the agent runs it: what the agent would refuse (a 16 KiB text
+    // limit counted in bytes, an id against the ID rule …) is refused here with its words.
+    const wire = parseWith(WRITE_BODY_CHECKERS[route], body);
+    if (!wire.ok) return sendError(reply, "bad-request", wire.error);
+    const agent = p.agent!;
+    const upstream = deps.upstreams.find(agent);
+    if (!upstream) return sendError(reply, "unknown-agent", `No durable agent named ${agent}.`);
+    // An answer the agent takes leaves a decision (the ask as it was when tapped), where this
+    // Collie keeps the ask (a crew member keeps its own decisions).
+    let draft: DecisionDraft | null = null;
+    if (route === "answer" && deps.decisions) {
+      let ask = upstream.openAsk(agent, p.pane!, p.ask!);
+      // Collie (or its link to the agent) just started: the agent's asks are not known yet. The
+      // answer waits for them a moment, as every action does (gateway.ts STARTING_WAIT_MS), so
+      // it reaches the agent instead of being held, and leaves its decision: held without one,
+      // it would leave none (a crew lead's delivery right after its member restarted did).
+      if (!ask) {
+        await upstream.asksKnown(agent, STARTING_WAIT_MS);
+        ask = upstream.openAsk(agent, p.pane!, p.ask!);
+      }
+      if (ask) draft = draftDecision(p.pane!, ask, (body as AnswerRequest).answer, answeredBy(req.device, req.headers[PHONE_NAME_HEADER]));
+    }
+    // The phone's name goes with it: a crew member records which phone answered (issue #37).
+    const outcome = await upstream.write(agent, route, params(p), body, req.device?.name);
+    if (draft && deps.decisions) {
+      if (outcome.status === 200 && outcome.body.replayed !== true) {
+        deps.live.publish({ type: "decision", agent, decision: deps.decisions.record(agent, draft) });
+      } else if (outcome.status === 202 && outcome.body.held === true) {
+        const held = deps.decisions.hold(body.requestId, agent, draft);
+        if (held) deps.live.publish({ type: "decision", agent, decision: held });
+      }
+    }
+    const code = outcome.body.error;
+    deps.audit?.write({
+      action: route, agent, ...(p.pane ? { pane: p.pane } : {}), requestId: body.requestId,
+      // A crew lead's action names the lead (C-1): the member's log says which Collie forwarded it.
+      device: req.device ? auditName(req.device) : "unknown", status: outcome.status,
+      outcome: typeof code === "string" ? code : outcome.body.held === true ? "held" : outcome.body.replayed === true ? "replayed" : "ok",
+    });
+    // The agent's (or the member's) status and JSON, as the catalog has them (P-15).
+    return send(reply, outcome);
+  };
   const pane = (p: Record<string, string>) => ({ pane: p.pane! });
-  app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })));
-  app.post(PHONE_ROUTES.send.path, { ...DEVICE, ...phoneSchema("send") }, forward("send", pane));
-  app.post(PHONE_ROUTES.steer.path, { ...DEVICE, ...phoneSchema("steer") }, forward("steer", pane));
-  app.post(PHONE_ROUTES.stop.path, { ...DEVICE, ...phoneSchema("stop") }, forward("stop", pane));
-  app.post(PHONE_ROUTES.action.path, { ...DEVICE, ...phoneSchema("action") }, forward("action", (p) => ({ pane: p.pane!, action: p.action! })));
-  app.post(PHONE_ROUTES.rename.path, { ...DEVICE, ...phoneSchema("rename") }, forward("rename", () => ({})));
-  app.post(PHONE_ROUTES.close.path, { ...DEVICE, ...phoneSchema("close") }, forward("close", () => ({})));
-  app.post(PHONE_ROUTES.reopen.path, { ...DEVICE, ...phoneSchema("reopen") }, forward("reopen", () => ({})));
-  app.post(PHONE_ROUTES.starter.path, { ...DEVICE, ...phoneSchema("starter") }, forward("starter", (p) => ({ starter: p.starter! })));
+  return {
+    answer: forward("answer", (p) => ({ pane: p.pane!, ask: p.ask! })),
+    send: forward("send", pane),
+    steer: forward("steer", pane),
+    stop: forward("stop", pane),
+    action: forward("action", (p) => ({ pane: p.pane!, action: p.action! })),
+    rename: forward("rename", () => ({})),
+    close: forward("close", () => ({})),
+    reopen: forward("reopen", () => ({})),
+    starter: forward("starter", (p) => ({ starter: p.starter! })),
+  };
 }

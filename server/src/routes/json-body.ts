@@ -12,6 +12,9 @@ import type { IncomingMessage } from "node:http";
 /** The largest body a phone may send (every phone body is far smaller; the agents' wire takes the same). */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
+/** How deep a phone's JSON body may nest (the deepest real one, a form answer, is 4). */
+export const MAX_BODY_DEPTH = 32;
+
 /** A body Collie does not read, with the HTTP status its error handler answers with. */
 export class BodyRefused extends Error {
   override name = "BodyRefused";

@@ -7,10 +7,15 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { WebSocket } from "ws";
 import type {} from "@fastify/websocket"; // the `websocket: true` route option
-import { ClientMessage, type LiveMessage } from "@colliepwa/shared";
+import { ACT_LIMITS, ClientMessage, type LiveMessage } from "@colliepwa/shared";
 import { Compile } from "typebox/compile";
 import type { LiveClient } from "../agents/live.ts";
-import { snapshot, type ApiDeps } from "./api.ts";
+import { actionHandlers, snapshot, type ApiDeps } from "./api.ts";
+import { actRunner } from "./act.ts";
+import { MAX_BODY_DEPTH } from "./json-body.ts";
+import { jsonDeeperThan } from "@colliepwa/shared/live";
+import { deviceToken } from "../security/gate.ts";
+import type { Device } from "../security/devices.ts";
 import { DEVICE_UPGRADE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
@@ -65,7 +70,13 @@ export function heartbeat(socket: WebSocket, everyMs = HEARTBEAT_MS): () => void
   return () => clearInterval(timer);
 }
 
-export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
+/** What the live route needs beyond the API's deps: the gate's device check, for acts. */
+export interface LiveActDeps {
+  checkDevice: (token: string | undefined) => Device | null;
+}
+
+export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps, acts: LiveActDeps): Promise<void> {
+  const handlers = actionHandlers(deps);
   fastify.withTypeProvider<TypeBoxTypeProvider>().route({
     method: "GET",
     url: PHONE_ROUTES.live.path,
@@ -105,14 +116,19 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
     }
     deps.live.add(client);
     socket.on("message", (data) => {
+      const text = String(data);
+      // An act's body may nest as deep as a POST's (json-body.ts); a frame deeper than that is no
+      // message of the contract, refused before anything is built from it.
+      if (jsonDeeperThan(text, MAX_BODY_DEPTH + 1)) return;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(String(data));
+        parsed = JSON.parse(text);
       } catch {
         return;
       }
       if (!checkClientMessage.Check(parsed)) return;
       const msg = parsed as ClientMessage;
+      if (msg.type === "act") return act(msg);
       const key = `${msg.agent}\n${msg.pane}`;
       if (msg.type === "unwatch") {
         client.watching.delete(key);
@@ -127,6 +143,27 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps): Promis
         if (detail && client.watching.has(key)) client.send({ type: "view", seq: deps.live.seq, agent: msg.agent, paneId: msg.pane, detail });
       }, (err: unknown) => deps.log?.(`live: reading a view of ${msg.agent}: ${(err as Error).message}`));
     });
+    // Actions on this socket (act.ts): each is the POST it stands for, through that route's own
+    // checks and handler, with this socket's device checked again every time.
+    const runAct = actRunner(fastify, { handlers, checkDevice: acts.checkDevice, ...(deps.log ? { log: deps.log } : {}) }, { token: deviceToken(req), headers: req.headers });
+    let acting = 0;
+    const act = (msg: Extract<ClientMessage, { type: "act" }>) => {
+      // No phone has more waiting (web/src/app/live.ts): a socket that does is not a phone's.
+      if (acting >= ACT_LIMITS.inFlight) return socket.close(1008, "too many actions at once");
+      acting++;
+      void runAct(msg.path, msg.body).then((r) => {
+        acting--;
+        if (socket.readyState !== socket.OPEN) return;
+        // Nothing thrown here may leave the socket's handler (a reply the socket cannot take).
+        try {
+          frames.hold();
+          socket.send(JSON.stringify({ type: "act-reply", id: msg.id, status: r.status, body: r.body }));
+          frames.release();
+        } catch (err) {
+          deps.log?.(`live: an act's reply could not be sent: ${(err as Error).message}`);
+        }
+      });
+    };
     socket.on("close", () => {
       stopBeating();
       deps.live.remove(client);

@@ -23,6 +23,15 @@ function formatter(messages: PhoneSchemaMessages) {
   };
 }
 
+/**
+ * The words of a failed check of `part` of route `name`, as its POST answers them (`phoneSchema`'s
+ * formatter): an act on the live socket is checked by the same schemas (act.ts).
+ */
+export function schemaErrorText(name: PhoneRouteName, errors: FastifySchemaValidationError[], part: SchemaErrorDataVar): string {
+  const messages = PHONE_SCHEMA_MESSAGES[name];
+  return messages ? formatter(messages)(errors, part).message : fastifyText(errors, part);
+}
+
 /** The route options that carry a route's schemas (spread them beside its access). */
 export function phoneSchema<N extends PhoneRouteName>(name: N): { schema: PhoneSchemas[N]; schemaErrorFormatter?: ReturnType<typeof formatter> } {
   const messages = PHONE_SCHEMA_MESSAGES[name];

@@ -14,6 +14,15 @@ import { agentReads } from "../../src/agents/gateway.ts";
 const reads = agentReads();
 
 for (const f of loadLiveFixtures()) {
+  // An act's reply answers a phone's own act; a lead sends its member none, so it takes none.
+  if (f.type === "act-reply") {
+    test(`the crew link refuses ${f.id}: a lead sent no act`, () => {
+      const r = readMemberFrame(Buffer.from(frameOf(f)), false, reads);
+      assert.ok(!r.ok);
+      if (f.expect === "accept") assert.match(r.error, /act-reply, and this lead sent no act/);
+    });
+    continue;
+  }
   test(`the crew link ${f.expect === "accept" || f.cut !== undefined ? "takes" : "refuses"} ${f.id}: ${f.about}`, () => {
     const r = readMemberFrame(Buffer.from(frameOf(f)), false, reads);
     if (f.cut !== undefined || f.expect === "accept") {

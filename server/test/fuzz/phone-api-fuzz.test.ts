@@ -319,12 +319,60 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
       ws.once("open", () => resolve(ws));
       ws.once("error", reject);
     });
+    // Acts (docs/phone-api.md "Actions on the live socket"): every reply Collie sends to one is a
+    // documented one, as a POST's is; never a 500 or a stack trace.
+    let acts = 0;
+    let actReplies = 0;
+    const actViolations: string[] = [];
+    const listen = (socket: WebSocket) => socket.on("message", (data) => {
+      const text = String(data);
+      let m: { type?: unknown; status?: unknown; body?: { error?: unknown } };
+      try {
+        m = JSON.parse(text) as typeof m;
+      } catch {
+        return void actViolations.push(`not JSON: ${text.slice(0, 200)}`);
+      }
+      if (m.type !== "act-reply") return;
+      actReplies++;
+      replied((m as { id: number }).id);
+      const status = m.status as number;
+      const code = m.body?.error;
+      if (STACK_TRACE.test(text)) actViolations.push(`a stack trace: ${text.slice(0, 200)}`);
+      else if (status === 500) actViolations.push(`500: ${text.slice(0, 200)}`);
+      else if (status >= 400 && !(typeof code === "string" && DOCUMENTED[code]?.includes(status))) actViolations.push(`undocumented ${status}: ${text.slice(0, 200)}`);
+    });
+    const actPaths = [
+      `/api/agents/f/panes/f1/asks/${ASK_ID}/answer`, "/api/agents/f/panes/f1/send", "/api/agents/f/panes/f1/stop", "/api/agents/f/panes/f1/actions/go",
+      "/api/agents/down/panes/f1/send", `/api/agents/nobody/panes/f1/asks/${ASK_ID}/answer`, "/api/agents/f/rename", "/api/agents/f/starters/s",
+    ];
+    const actBodies = [
+      { requestId: "r", revision: "0123456789abcdef", answer: { kind: "permission", optionId: "allow" } },
+      { requestId: "r", text: "hello" }, { requestId: "r", turnId: null },
+      { requestId: "r", target: { kind: "pane", id: "f1" }, title: "t" },
+    ];
+    /** The act whose reply the loop waits for before it sends on (a phone has a few waiting, not hundreds). */
+    let awaited: number | null = null;
+    const act = (): string => {
+      const path = rng.chance(0.85) ? rng.pick(actPaths) : `/api/agents/${rng.pick([enc(hostileString(rng, 200)), "f", "%zz", "f/../f"])}/panes/${enc(hostileString(rng, 100))}/${rng.pick(["send", "stop", "x", `asks/${ASK_ID}/answer`])}`;
+      const mutated = mutate(rng, clone(rng.pick(actBodies)));
+      const body = mutated !== null && typeof mutated === "object" && !Array.isArray(mutated) ? { ...(mutated as Record<string, unknown>) } : {};
+      if (rng.chance(0.7)) body.requestId = requestId("fz");
+      const id = acts++;
+      const frame: Record<string, unknown> = { type: "act", id, path, body };
+      if (rng.chance(0.1)) return JSON.stringify(mutate(rng, frame)) ?? "null";
+      awaited = id;
+      return JSON.stringify(frame);
+    };
+    let replied: (id: number) => void = () => {};
     let ws = await open();
+    listen(ws);
     for (let i = 0; i < WS_CASES; i++) {
       if (ws.readyState !== WebSocket.OPEN) {
         closedCleanly++;
         ws = await open();
+        listen(ws);
       }
+      awaited = null;
       const msg = rng.weighted<() => string | Buffer>([
         [5, () => JSON.stringify({ type: "watch", agent: rng.pick(["f", "down", hostileString(rng, 300)]), pane: rng.pick(["f1", hostileString(rng, 600)]) })],
         [2, () => JSON.stringify({ type: "unwatch", agent: "f", pane: "f1" })],
@@ -332,8 +380,25 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
         [3, () => garbageBody(rng).subarray(0, rng.chance(0.9) ? 60_000 : 70_000)],
         [1, () => `{"__proto__":{"polluted":true},"type":"watch","agent":"f","pane":"f1"}`],
         [1, () => Buffer.from([0xff, 0xfe, 0x00])],
+        [6, act],
+        [1, () => `{"type":"act","id":${acts++},"path":"/api/agents/f/panes/f1/send","body":{"__proto__":{"polluted":true},"requestId":"${requestId("fz")}","text":"x"}}`],
       ])();
-      await new Promise<void>((resolve) => ws.send(msg, () => resolve()));
+      const message = msg;
+      const id = awaited as number | null;
+      const answered = id === null ? null : new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5000);
+        replied = (r) => {
+          if (r !== id) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        ws.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      await new Promise<void>((resolve) => ws.send(message, () => resolve()));
+      if (answered) await answered;
       sent++;
     }
     const gone = new Promise((r) => ws.once("close", r));
@@ -345,7 +410,9 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
     await fresh.waitFor((m) => m.type === "view" && m.paneId === "f1", "a view of f1");
     assert.equal((await d.get("/api/health")).status, 200);
     assert.equal(prototypeFingerprint(), fingerprint, "Object.prototype was polluted");
-    report("phone-live-fuzz", { cases: sent, crashes: uncaught.length, "closed-by-collie": closedCleanly });
+    report("phone-live-fuzz", { cases: sent, crashes: uncaught.length, "closed-by-collie": closedCleanly, acts, "act-replies": actReplies });
     assert.equal(uncaught.length, 0, `uncaught: ${uncaught.map(String).join("\n")}`);
+    assert.deepEqual(actViolations.slice(0, 5), []);
+    assert.ok(actReplies > 0, "no act was answered");
   });
 });

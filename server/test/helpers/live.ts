@@ -7,7 +7,7 @@
 import type { FastifyInstance } from "fastify";
 import { Socket } from "node:net";
 import WebSocket from "ws";
-import type { ClientMessage, LiveMessage } from "@colliepwa/shared";
+import type { ActReply, ClientMessage, LiveFrame, LiveMessage } from "@colliepwa/shared";
 import { readLiveText } from "@colliepwa/shared/live";
 import { until } from "./wait.ts";
 import { authHeaders } from "./tokens.ts";
@@ -19,6 +19,9 @@ const outsideContract: string[] = [];
 export class LiveClient {
   readonly socket: WebSocket;
   readonly messages: LiveMessage[] = [];
+  /** The replies to this client's acts (not numbered, kept apart from the messages). */
+  readonly actReplies: ActReply[] = [];
+  #nextAct = 0;
   #closed = false;
   readonly #injected: boolean;
 
@@ -29,7 +32,9 @@ export class LiveClient {
       const text = String(data);
       const read = readLiveText(text);
       if (!read.ok) outsideContract.push(`${read.error}: ${text.slice(0, 300)}`);
-      this.messages.push(JSON.parse(text) as LiveMessage);
+      const frame = JSON.parse(text) as LiveFrame;
+      if (frame.type === "act-reply") this.actReplies.push(frame);
+      else this.messages.push(frame);
     });
     socket.on("close", () => (this.#closed = true));
   }
@@ -79,6 +84,14 @@ export class LiveClient {
 
   send(message: ClientMessage): void {
     this.socket.send(JSON.stringify(message));
+  }
+
+  /** Sends an action as an `act` (the POST it stands for) and waits for its reply. */
+  async act(path: string, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+    const id = this.#nextAct++;
+    this.send({ type: "act", id, path, body });
+    const reply = await until(() => this.actReplies.find((r) => r.id === id), `the reply to act ${id} (${path})`);
+    return { status: reply.status, body: reply.body };
   }
 
   /** Waits for a message (already received or still to come) after index `from` that matches. */

@@ -1,14 +1,15 @@
 /**
  * The phone's client of Collie's API (docs/phone-api.md): one typed call per route of the shared
  * table (`PHONE_ROUTES` for the method and path, `PhoneContract` for the query, body and reply), so
- * a body of the wrong shape does not compile. Plain fetches, same origin. A network failure is a
- * NetworkError, so callers can tell "no reply" (retry with the same request id) from a reply.
+ * a body of the wrong shape does not compile. Plain fetches, same origin; an answer goes on the
+ * live socket instead while it is open (`actOn`). A network failure is a NetworkError, so callers
+ * can tell "no reply" (retry with the same request id) from a reply.
  *
  * Components do not call it: actions go through the action layer (actions.ts), reads through the
  * read layer (reads.ts).
  */
 import type { PhoneBody, PhoneQuery, PhoneReply, PhoneRouteName, PhoneRouteParams } from "@colliepwa/shared";
-import { PHONE_ROUTES, phonePath } from "@colliepwa/shared/routes";
+import { PHONE_ROUTES, phoneActs, phonePath } from "@colliepwa/shared/routes";
 
 export class NetworkError extends Error {
   override name = "NetworkError";
@@ -50,13 +51,30 @@ export function errorMessage(body: unknown): string | undefined {
   return typeof m === "string" ? m : undefined;
 }
 
+/**
+ * Where an action may go instead of a POST: the phone's live socket (live.ts `act`). Null when it
+ * cannot take this one now; a rejection means no reply.
+ */
+export interface ActChannel {
+  act(path: string, body: unknown): Promise<Reply> | null;
+}
+
 export class Api {
   readonly #base: string;
   readonly #fetch: typeof fetch;
+  #acts: ActChannel | null = null;
 
   constructor(base = "", fetchImpl: typeof fetch = (...a) => fetch(...a)) {
     this.#base = base;
     this.#fetch = fetchImpl;
+  }
+
+  /**
+   * Sends answers (`phoneActs`) on this channel while it takes them (docs/phone-api.md "Actions
+   * on the live socket"), POSTs otherwise: the same request, the same reply, one route table.
+   */
+  actOn(channel: ActChannel | null): void {
+    this.#acts = channel;
   }
 
   /** Calls a route of the table: `api.call("send", {agent, pane}, {requestId, text})`. */
@@ -68,6 +86,16 @@ export class Api {
   /** Sends a request built by `request` (or kept by the outbox), unchanged. */
   async send<T = Record<string, unknown>>(req: { method: RouteRequest["method"]; path: string; body?: unknown }, options: CallOptions = {}): Promise<Reply<T>> {
     const body = req.body;
+    // An answer on the live socket when it is open (issue 31). Not with a signal: an act cannot
+    // be called back once sent, and a caller that may abort wants a fetch it can abort.
+    const acted = body !== undefined && options.signal === undefined && phoneActs(req.method, req.path) ? this.#acts?.act(req.path, body) : null;
+    if (acted) {
+      try {
+        return (await acted) as Reply<T>;
+      } catch (err) {
+        throw new NetworkError((err as Error).message || "no reply on the live connection");
+      }
+    }
     let res: Response;
     try {
       res = await this.#fetch(`${this.#base}${req.path}`, {

@@ -3,8 +3,19 @@
  * and resumes from the last message number, so a flaky network or a daemon restart costs no
  * reload. Plain class, no React.
  */
-import type { LiveMessage } from "@colliepwa/shared";
-import { phonePath } from "@colliepwa/shared/routes";
+import type { LiveFrame, LiveMessage } from "@colliepwa/shared";
+import { ACT_LIMITS, phonePath } from "@colliepwa/shared/routes";
+
+/** An act's reply: the action route's status and JSON body. */
+export interface ActResult {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** An act that got no reply (its socket closed, or the wait ran out): not known to have arrived. */
+export class ActLost extends Error {
+  override name = "ActLost";
+}
 
 export const RECONNECT_DELAYS_MS: readonly number[] = [300, 1000, 2000, 5000, 10_000];
 
@@ -26,6 +37,9 @@ export class LiveConnection {
   #closed = false;
   readonly #watching = new Set<string>();
   readonly #opts: LiveOptions;
+  /** Acts sent on this socket, waiting for their replies, by id (`act`). */
+  readonly #acts = new Map<number, { resolve: (r: ActResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
+  #nextAct = 0;
 
   constructor(opts: LiveOptions) {
     this.#opts = opts;
@@ -60,6 +74,37 @@ export class LiveConnection {
     this.#open();
   }
 
+  /**
+   * Sends a POST of an action route as an `act` on this socket (docs/phone-api.md "Actions on the
+   * live socket"): it skips a request's own connection work, which is most of a tap's way to the
+   * agent (issue 31). Null when it cannot go this way — no open socket, as many acts waiting as
+   * one socket may have, a frame too big for the socket — and the caller POSTs instead. The
+   * promise rejects with an ActLost when the socket closes, or no reply comes within
+   * `ACT_LIMITS.replyMs`, before the reply: whether it arrived is not known, and the caller sends
+   * it again with the same request id (D-5).
+   */
+  act(path: string, body: unknown): Promise<ActResult> | null {
+    const socket = this.#socket;
+    if (socket?.readyState !== 1 || this.#acts.size >= ACT_LIMITS.inFlight) return null;
+    const id = this.#nextAct++;
+    const text = JSON.stringify({ type: "act", id, path, body });
+    // UTF-8 takes at most three bytes per UTF-16 unit; only a frame near the limit is counted exactly.
+    if (text.length * 3 > ACT_LIMITS.frameBytes && new TextEncoder().encode(text).length > ACT_LIMITS.frameBytes) return null;
+    return new Promise<ActResult>((resolve, reject) => {
+      const timer = setTimeout(() => this.#settle(id)?.reject(new ActLost(`no reply within ${ACT_LIMITS.replyMs} ms`)), ACT_LIMITS.replyMs);
+      this.#acts.set(id, { resolve, reject, timer });
+      socket.send(text);
+    });
+  }
+
+  #settle(id: number) {
+    const act = this.#acts.get(id);
+    if (!act) return undefined;
+    this.#acts.delete(id);
+    clearTimeout(act.timer);
+    return act;
+  }
+
   #send(m: unknown): void {
     if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(m));
   }
@@ -77,10 +122,15 @@ export class LiveConnection {
       }
     };
     socket.onmessage = (e) => {
-      let m: LiveMessage;
+      let m: LiveFrame;
       try {
-        m = JSON.parse(String(e.data)) as LiveMessage;
+        m = JSON.parse(String(e.data)) as LiveFrame;
       } catch {
+        return;
+      }
+      // An act's reply is this phone's alone and not numbered: it settles the act, nothing else.
+      if (m.type === "act-reply") {
+        this.#settle(m.id)?.resolve({ status: m.status, body: m.body });
         return;
       }
       this.#seq = m.seq;
@@ -89,6 +139,8 @@ export class LiveConnection {
     socket.onclose = () => {
       if (this.#socket !== socket) return;
       this.#socket = null;
+      // Acts without a reply went with the socket: whether they arrived is not known.
+      for (const id of [...this.#acts.keys()]) this.#settle(id)?.reject(new ActLost("the live connection closed before the reply"));
       if (this.#closed) return;
       this.#opts.onStatus("offline");
       const delay = RECONNECT_DELAYS_MS[Math.min(this.#attempt++, RECONNECT_DELAYS_MS.length - 1)]!;
