@@ -386,16 +386,16 @@ describe("the phone API under hostile requests (D-4, X-1, L-2)", () => {
       const message = msg;
       const id = awaited as number | null;
       const answered = id === null ? null : new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 5000);
-        replied = (r) => {
-          if (r !== id) return;
+        const socket = ws;
+        const done = () => {
           clearTimeout(timer);
+          socket.off("close", done);
+          replied = () => {};
           resolve();
         };
-        ws.once("close", () => {
-          clearTimeout(timer);
-          resolve();
-        });
+        const timer = setTimeout(done, 5000);
+        replied = (r) => r === id && done();
+        socket.once("close", done);
       });
       await new Promise<void>((resolve) => ws.send(message, () => resolve()));
       if (answered) await answered;
