@@ -40,6 +40,8 @@ export class LiveConnection {
   /** Acts sent on this socket, waiting for their replies, by id (`act`). */
   readonly #acts = new Map<number, { resolve: (r: ActResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
   #nextAct = 0;
+  /** This socket let an act go unanswered: no more acts on it (`act`). */
+  #actsUnanswered = false;
 
   constructor(opts: LiveOptions) {
     this.#opts = opts;
@@ -85,13 +87,18 @@ export class LiveConnection {
    */
   act(path: string, body: unknown): Promise<ActResult> | null {
     const socket = this.#socket;
-    if (socket?.readyState !== 1 || this.#acts.size >= ACT_LIMITS.inFlight) return null;
+    if (socket?.readyState !== 1 || this.#actsUnanswered || this.#acts.size >= ACT_LIMITS.inFlight) return null;
     const id = this.#nextAct++;
     const text = JSON.stringify({ type: "act", id, path, body });
     // UTF-8 takes at most three bytes per UTF-16 unit; only a frame near the limit is counted exactly.
     if (text.length * 3 > ACT_LIMITS.frameBytes && new TextEncoder().encode(text).length > ACT_LIMITS.frameBytes) return null;
     return new Promise<ActResult>((resolve, reject) => {
-      const timer = setTimeout(() => this.#settle(id)?.reject(new ActLost(`no reply within ${ACT_LIMITS.replyMs} ms`)), ACT_LIMITS.replyMs);
+      const timer = setTimeout(() => {
+        // A Collie that lets an act go unanswered (an older one, which knows no acts) is sent none
+        // again on this socket: the retry, and every action after it, is a POST.
+        this.#actsUnanswered = true;
+        this.#settle(id)?.reject(new ActLost(`no reply within ${ACT_LIMITS.replyMs} ms`));
+      }, ACT_LIMITS.replyMs);
       this.#acts.set(id, { resolve, reject, timer });
       socket.send(text);
     });
@@ -115,6 +122,7 @@ export class LiveConnection {
     this.#socket = socket;
     socket.onopen = () => {
       this.#attempt = 0;
+      this.#actsUnanswered = false;
       this.#opts.onStatus("online");
       for (const key of this.#watching) {
         const [agent, pane] = key.split("\n") as [string, string];

@@ -123,6 +123,13 @@ describe("LiveConnection.act", () => {
     await settled;
     // A late reply finds nothing to settle.
     socket().frame({ type: "act-reply", id: 1, status: 200, body: {} });
+    // A socket that let an act go unanswered (a Collie that knows no acts) is sent none again:
+    // the retry goes as a POST. A new socket is asked again.
+    expect(live.act(SEND, { requestId: "s", text: "x" })).toBeNull();
+    socket().close();
+    vi.advanceTimersByTime(2000);
+    socket().open();
+    expect(live.act(SEND, { requestId: "s", text: "x" })).not.toBeNull();
   });
 });
 
