@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import websocket from "@fastify/websocket";
 import cookie from "@fastify/cookie";
-import { apiRoutes, type ApiDeps } from "./routes/api.ts";
+import { actionHandlers, apiRoutes, type ApiDeps } from "./routes/api.ts";
 import { liveRoute } from "./routes/live.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { pushRoutes } from "./routes/push.ts";
@@ -16,7 +16,7 @@ import { requireAccess, type Access } from "./security/access.ts";
 import { defaultLimits, endRefusedUpgrade, SERVER_TIMEOUTS, trackConnections, type ConnectionLimits, type Connections } from "./connections.ts";
 import { crewRoutes, installCrewVersionCheck } from "./crew/routes.ts";
 import type { Invites } from "./crew/invites.ts";
-import { clientErrorAnswer, sendError } from "./errors.ts";
+import { clientErrorAnswer, INTERNAL_ERROR_WORDS, sendError } from "./errors.ts";
 import { HSTS, reachedOverHttps } from "./security/gate.ts";
 import { BODY_LIMIT_BYTES, MAX_BODY_DEPTH, readBodyText } from "./routes/json-body.ts";
 import { jsonDeeperThan } from "@colliepwa/shared/live";
@@ -111,7 +111,7 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
     // Anything else failed on Collie's side (a full disk, a bug): a code of the catalog for the
     // phone, and a line in the log for the owner, never Fastify's bare 500 (issue 38, item 11).
     log(`${req.method} ${req.routeOptions.url ?? "(no route)"} failed: ${(err as { name?: string }).name ?? "Error"}: ${err.message}`);
-    return sendError(reply, "internal-error", "Collie could not answer this request; its log says why.");
+    return sendError(reply, "internal-error", INTERNAL_ERROR_WORDS);
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, "not-found", "No such route."));
   // Every route is recorded, so a test can prove that none skips the gate.
@@ -145,8 +145,10 @@ export async function buildApp(deps: ApiDeps & { gate: Omit<GateOptions, "port">
   const invites = deps.invites;
   if (invites) await app.register(async (scope) => crewRoutes(scope, invites));
   await app.register(async (scope) => {
-    await apiRoutes(scope, deps);
-    await liveRoute(scope, deps, { checkDevice: (token) => deps.gate.devices.check(token) });
+    // One set of action handlers: the POST routes' and the live socket's acts (routes/act.ts).
+    const handlers = actionHandlers(deps);
+    await apiRoutes(scope, deps, handlers);
+    await liveRoute(scope, deps, { handlers, checkDevice: (token) => deps.gate.devices.check(token) });
     if (deps.push) await pushRoutes(scope, deps.push);
   });
   await app.register(async (scope) => staticRoutes(scope, deps.webDist ? { distDir: deps.webDist } : {}));

@@ -14,6 +14,9 @@ export function apiError(code: ApiErrorCode, message: string): ApiError {
   return { status: API_ERRORS[code].status, body: { error: code, message } };
 }
 
+/** What a failure on Collie's own side is told (app.ts's error handler, an act's runner); the log says why. */
+export const INTERNAL_ERROR_WORDS = "Collie could not answer this request; its log says why.";
+
 /** Sends `apiError(code, message)` on a Fastify-like reply. */
 export function sendError<R>(reply: { code(status: number): { send(body: unknown): R } }, code: ApiErrorCode, message: string): R {
   const e = apiError(code, message);

@@ -293,6 +293,19 @@ describe("hello over the socket (W-1, S-34)", () => {
 });
 
 /** An agent on a socket with something for every route: a pane with handlers and a button, history, a starter. */
+/**
+ * A caller on the agent's socket that writes raw bytes and keeps what comes back. Writing on after
+ * the agent closed is this caller's broken pipe, not a failure of the test.
+ */
+function rawCaller(path: string): { socket: ReturnType<typeof connect>; closed: Promise<void>; text: () => string } {
+  const socket = connect({ path });
+  const got: Buffer[] = [];
+  socket.on("data", (c: Buffer) => got.push(c));
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  return { socket, closed, text: () => Buffer.concat(got).toString("utf8") };
+}
+
 async function routesAgent(): Promise<{ collie: Collie; pane: Pane; phone: FakePhone }> {
   const collie: Collie = await open({
     socket: join(tempDir(), "durable.sock"),
@@ -459,16 +472,11 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     pane.onSend(() => void ran++);
     // 16 MiB declared; 2 MiB written and the rest never: the agent stops dropping bytes well before.
     const head = requestBytes("POST", "/durable/v1/panes/p/send", { "Content-Type": "application/json", "Content-Length": String(16 * 1024 * 1024) }, "");
-    const socket = connect({ path: collie.socketPath });
-    const got: Buffer[] = [];
-    socket.on("data", (c: Buffer) => got.push(c));
-    // Writing on after the agent closed is this caller's broken pipe, not a failure of the test.
-    socket.on("error", () => {});
-    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const { socket, closed, text: received } = rawCaller(collie.socketPath);
     socket.write(head);
     socket.write(Buffer.alloc(2 * 1024 * 1024, 0x20));
     await closed;
-    const text = Buffer.concat(got).toString("utf8");
+    const text = received();
     assert.match(text, /^HTTP\/1\.1 413 /);
     assert.match(text, /\r\nconnection: close\r\n/i);
     assert.equal(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)).error, "too-large");
@@ -481,18 +489,14 @@ describe("the node:http adapter (S-6, W-3, W-5)", () => {
     let ran = 0;
     pane.onSend(() => void ran++);
     const head = requestBytes("POST", "/durable/v1/panes/p/send", { "Content-Type": "application/json", "Content-Length": String(1024 * 1024) }, "");
-    const socket = connect({ path: collie.socketPath });
-    const got: Buffer[] = [];
-    socket.on("data", (c: Buffer) => got.push(c));
-    socket.on("error", () => {});
-    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const { socket, closed, text: received } = rawCaller(collie.socketPath);
     // Past the limit, then nothing more: the rest of the declared megabyte never comes.
     socket.write(head);
     socket.write(Buffer.alloc(LIMITS.bodyBytes + 1024, 0x20));
     const gaveUp = setTimeout(() => socket.destroy(), 5000);
     await closed;
     clearTimeout(gaveUp);
-    const text = Buffer.concat(got).toString("utf8");
+    const text = received();
     assert.match(text, /^HTTP\/1\.1 413 /);
     assert.equal(ran, 0);
     assert.equal((await p.layout()).ready, true);

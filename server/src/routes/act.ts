@@ -21,12 +21,13 @@ import type { FastifyInstance, FastifyReply, FastifySchemaValidationError } from
 import { mayAct, PHONE_ROUTES, type PhoneRouteName } from "@colliepwa/shared";
 import { PHONE_SCHEMAS } from "@colliepwa/shared/schemas";
 import type { WriteRouteName } from "@colliepwa/durable-sdk/wire";
-import { apiError } from "../errors.ts";
+import { apiError, INTERNAL_ERROR_WORDS } from "../errors.ts";
+import { UNPAIRED_WORDS } from "../security/gate.ts";
 import type { Device } from "../security/devices.ts";
 import { schemaErrorText } from "./schemas.ts";
 import type { ActionHandler } from "./api.ts";
 
-export interface ActReply {
+export interface ActOutcome {
   status: number;
   body: Record<string, unknown>;
 }
@@ -35,7 +36,7 @@ type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidatio
 type Part = "params" | "body";
 
 /** Runs acts for one socket: its upgrade's device token and headers. */
-export type ActRunner = (path: string, body: Record<string, unknown>) => Promise<ActReply>;
+export type ActRunner = (path: string, body: Record<string, unknown>) => Promise<ActOutcome>;
 
 export interface ActDeps {
   handlers: Record<WriteRouteName, ActionHandler>;
@@ -62,8 +63,8 @@ function injectHeaders(upgrade: Record<string, unknown>): Record<string, string>
   return out;
 }
 
-const reply = (status: number, body: unknown): ActReply => ({ status, body: body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {} });
-const refusal = (code: Parameters<typeof apiError>[0], message: string): ActReply => {
+const reply = (status: number, body: unknown): ActOutcome => ({ status, body: body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {} });
+const refusal = (code: Parameters<typeof apiError>[0], message: string): ActOutcome => {
   const e = apiError(code, message);
   return reply(e.status, e.body);
 };
@@ -75,12 +76,12 @@ export function actRunner(fastify: FastifyInstance, deps: ActDeps, upgrade: { to
       return await run(fastify, deps, upgrade, path, body);
     } catch (err) {
       deps.log?.(`POST ${path} (on the live socket) failed: ${(err as { name?: string }).name ?? "Error"}: ${(err as Error).message}`);
-      return refusal("internal-error", "Collie could not answer this request; its log says why.");
+      return refusal("internal-error", INTERNAL_ERROR_WORDS);
     }
   };
 }
 
-async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: string | undefined; headers: Record<string, unknown> }, path: string, rawBody: Record<string, unknown>): Promise<ActReply> {
+async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: string | undefined; headers: Record<string, unknown> }, path: string, rawBody: Record<string, unknown>): Promise<ActOutcome> {
   const matched = MATCHERS.find((m) => m.re.test(path));
   const found = matched && fastify.findRoute({ method: "POST", url: path });
   // Anything but a plain match of an action route (no such route; a parameter the router cannot
@@ -98,7 +99,7 @@ async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: st
   }
   const name = matched.name;
   const device = deps.checkDevice(upgrade.token);
-  if (!device) return refusal("unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
+  if (!device) return refusal("unpaired", UNPAIRED_WORDS);
   // The body as a POST's parser takes it: the same JSON text, the same refusals.
   const parsed = await new Promise<{ ok: true; body: unknown } | { ok: false; message: string }>((resolve) => {
     jsonParser(fastify)(null, JSON.stringify(rawBody), (err: Error | null, value?: unknown) => resolve(err ? { ok: false, message: err.message } : { ok: true, body: value }));
@@ -110,7 +111,7 @@ async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: st
     const validate = validator(fastify, name, part);
     if (validate && !validate(value)) return refusal("bad-request", schemaErrorText(name, validate.errors ?? [], part));
   }
-  let sent: ActReply | null = null;
+  let sent: ActOutcome | null = null;
   const adapter = {
     code(status: number) {
       adapter.status = status;

@@ -58,7 +58,7 @@ export function snapshot(deps: ApiDeps): Snapshot {
   };
 }
 
-export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
+export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps, actions: Record<WriteRouteName, ActionHandler>): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(PHONE_ROUTES.health.path, { ...PUBLIC, ...phoneSchema("health") }, async () => ({ ok: true as const }));
   app.get(PHONE_ROUTES.snapshot.path, { ...DEVICE, ...phoneSchema("snapshot") }, async () => snapshot(deps));
@@ -122,7 +122,6 @@ export async function apiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promis
     return send(reply, await upstream.read(req.params.agent, "starters", {}, ""));
   });
 
-  const actions = actionHandlers(deps);
   app.post(PHONE_ROUTES.answer.path, { ...DEVICE, ...phoneSchema("answer") }, actions.answer);
   app.post(PHONE_ROUTES.send.path, { ...DEVICE, ...phoneSchema("send") }, actions.send);
   app.post(PHONE_ROUTES.steer.path, { ...DEVICE, ...phoneSchema("steer") }, actions.steer);

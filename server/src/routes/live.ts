@@ -10,12 +10,11 @@ import type {} from "@fastify/websocket"; // the `websocket: true` route option
 import { ACT_LIMITS, ClientMessage, type LiveMessage } from "@colliepwa/shared";
 import { Compile } from "typebox/compile";
 import type { LiveClient } from "../agents/live.ts";
-import { actionHandlers, snapshot, type ApiDeps } from "./api.ts";
-import { actRunner } from "./act.ts";
+import { snapshot, type ApiDeps } from "./api.ts";
+import { actRunner, type ActDeps } from "./act.ts";
 import { MAX_BODY_DEPTH } from "./json-body.ts";
 import { jsonDeeperThan } from "@colliepwa/shared/live";
 import { deviceToken } from "../security/gate.ts";
-import type { Device } from "../security/devices.ts";
 import { DEVICE_UPGRADE } from "../security/access.ts";
 import { sendError } from "../errors.ts";
 import { PHONE_ROUTES } from "@colliepwa/shared";
@@ -70,13 +69,10 @@ export function heartbeat(socket: WebSocket, everyMs = HEARTBEAT_MS): () => void
   return () => clearInterval(timer);
 }
 
-/** What the live route needs beyond the API's deps: the gate's device check, for acts. */
-export interface LiveActDeps {
-  checkDevice: (token: string | undefined) => Device | null;
-}
+/** What the live route needs beyond the API's deps, for acts: the action routes' handlers and the gate's device check. */
+export type LiveActDeps = Pick<ActDeps, "handlers" | "checkDevice">;
 
 export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps, acts: LiveActDeps): Promise<void> {
-  const handlers = actionHandlers(deps);
   fastify.withTypeProvider<TypeBoxTypeProvider>().route({
     method: "GET",
     url: PHONE_ROUTES.live.path,
@@ -145,7 +141,7 @@ export async function liveRoute(fastify: FastifyInstance, deps: ApiDeps, acts: L
     });
     // Actions on this socket (act.ts): each is the POST it stands for, through that route's own
     // checks and handler, with this socket's device checked again every time.
-    const runAct = actRunner(fastify, { handlers, checkDevice: acts.checkDevice, ...(deps.log ? { log: deps.log } : {}) }, { token: deviceToken(req), headers: req.headers });
+    const runAct = actRunner(fastify, { ...acts, ...(deps.log ? { log: deps.log } : {}) }, { token: deviceToken(req), headers: req.headers });
     let acting = 0;
     const act = (msg: Extract<ClientMessage, { type: "act" }>) => {
       // No phone has more waiting (web/src/app/live.ts): a socket that does is not a phone's.

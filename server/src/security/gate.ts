@@ -17,6 +17,9 @@ import type { ApiErrorCode } from "@colliepwa/shared";
 
 export const DEVICE_COOKIE = "collie_device";
 
+/** What a request without a paired device's token is told (an act on the live socket too, routes/act.ts). */
+export const UNPAIRED_WORDS = "This device is not paired with Collie. Run `collie pair` on the machine and open the link.";
+
 export interface GateOptions {
   devices: Devices;
   /** Extra host names (front doors, e.g. `collie.example.ts.net`), with or without a port. */
@@ -112,7 +115,7 @@ export function installGate(app: FastifyInstance, opts: GateOptions): void {
     // Fails closed: only a route that declared itself public skips the device check.
     if (req.routeOptions.config.access === "public") return done();
     const device = opts.devices.check(deviceToken(req));
-    if (!device) return refuse(reply, "unpaired", "This device is not paired with Collie. Run `collie pair` on the machine and open the link.");
+    if (!device) return refuse(reply, "unpaired", UNPAIRED_WORDS);
     // A device at its cap of live WebSockets is refused here, before the handshake and the
     // snapshot: a flood of them costs an answer each, not a socket (issue 38, item 7).
     if (isUpgrade && opts.mayOpenWebSocket && !opts.mayOpenWebSocket(device.id)) {

@@ -37,11 +37,11 @@ export class LiveConnection {
   #closed = false;
   readonly #watching = new Set<string>();
   readonly #opts: LiveOptions;
-  /** Acts sent on this socket, waiting for their replies, by id (`act`). */
-  readonly #acts = new Map<number, { resolve: (r: ActResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
+  /** Acts waiting for their replies, by id, each with the socket it went on (`act`). */
+  readonly #acts = new Map<number, { socket: WebSocket; resolve: (r: ActResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>();
   #nextAct = 0;
-  /** This socket let an act go unanswered: no more acts on it (`act`). */
-  #actsUnanswered = false;
+  /** The socket that let an act go unanswered: it is sent no more (`act`). */
+  #unanswering: WebSocket | null = null;
 
   constructor(opts: LiveOptions) {
     this.#opts = opts;
@@ -87,7 +87,7 @@ export class LiveConnection {
    */
   act(path: string, body: unknown): Promise<ActResult> | null {
     const socket = this.#socket;
-    if (socket?.readyState !== 1 || this.#actsUnanswered || this.#acts.size >= ACT_LIMITS.inFlight) return null;
+    if (!socket || socket.readyState !== 1 || socket === this.#unanswering || this.#acts.size >= ACT_LIMITS.inFlight) return null;
     const id = this.#nextAct++;
     const text = JSON.stringify({ type: "act", id, path, body });
     // UTF-8 takes at most three bytes per UTF-16 unit; only a frame near the limit is counted exactly.
@@ -96,10 +96,10 @@ export class LiveConnection {
       const timer = setTimeout(() => {
         // A Collie that lets an act go unanswered (an older one, which knows no acts) is sent none
         // again on this socket: the retry, and every action after it, is a POST.
-        this.#actsUnanswered = true;
+        this.#unanswering = socket;
         this.#settle(id)?.reject(new ActLost(`no reply within ${ACT_LIMITS.replyMs} ms`));
       }, ACT_LIMITS.replyMs);
-      this.#acts.set(id, { resolve, reject, timer });
+      this.#acts.set(id, { socket, resolve, reject, timer });
       socket.send(text);
     });
   }
@@ -122,7 +122,6 @@ export class LiveConnection {
     this.#socket = socket;
     socket.onopen = () => {
       this.#attempt = 0;
-      this.#actsUnanswered = false;
       this.#opts.onStatus("online");
       for (const key of this.#watching) {
         const [agent, pane] = key.split("\n") as [string, string];
@@ -145,10 +144,11 @@ export class LiveConnection {
       this.#opts.onMessage(m);
     };
     socket.onclose = () => {
+      // Acts without a reply went with their socket, the current one or one a reconnect replaced
+      // while it was closing: whether they arrived is not known.
+      for (const [id, act] of [...this.#acts]) if (act.socket === socket) this.#settle(id)?.reject(new ActLost("the live connection closed before the reply"));
       if (this.#socket !== socket) return;
       this.#socket = null;
-      // Acts without a reply went with the socket: whether they arrived is not known.
-      for (const id of [...this.#acts.keys()]) this.#settle(id)?.reject(new ActLost("the live connection closed before the reply"));
       if (this.#closed) return;
       this.#opts.onStatus("offline");
       const delay = RECONNECT_DELAYS_MS[Math.min(this.#attempt++, RECONNECT_DELAYS_MS.length - 1)]!;

@@ -131,6 +131,24 @@ describe("LiveConnection.act", () => {
     socket().open();
     expect(live.act(SEND, { requestId: "s", text: "x" })).not.toBeNull();
   });
+
+  it("an act on a socket a reconnect replaced while it was closing is lost at that socket's close; the new socket takes acts", async () => {
+    const { live, socket } = connection();
+    socket().open();
+    const old = socket();
+    const sent = live.act(SEND, { requestId: "o", text: "x" })!;
+    // Closing, not closed yet: the browser came back online and the phone reconnects at once.
+    old.readyState = 2;
+    live.retryNow();
+    const fresh = socket();
+    expect(fresh).not.toBe(old);
+    fresh.open();
+    expect(live.act(SEND, { requestId: "n", text: "x" })).not.toBeNull();
+    old.close();
+    await expect(sent).rejects.toBeInstanceOf(ActLost);
+    // The new socket is no unanswering one: it still takes acts.
+    expect(live.act(SEND, { requestId: "m", text: "x" })).not.toBeNull();
+  });
 });
 
 describe("Api with a live socket to act on", () => {
@@ -139,13 +157,18 @@ describe("Api with a live socket to act on", () => {
     fetched.push({ method: init?.method ?? "GET", path: input, body: init?.body === undefined ? undefined : JSON.parse(String(init.body)) });
     return new Response(JSON.stringify({ ok: true, via: "http" }), { status: 200 });
   }) as unknown as typeof fetch;
-
-  it("answers go on the socket while it is open; reads, other actions and writes, and an abortable call go by fetch", async () => {
+  /** An Api acting on a live connection whose socket is open; nothing fetched yet. */
+  const apiOnOpenSocket = () => {
     fetched.length = 0;
     const { live, socket } = connection();
     socket().open();
     const api = new Api("", fetchImpl);
     api.actOn(live);
+    return { api, socket };
+  };
+
+  it("answers go on the socket while it is open; reads, other actions and writes, and an abortable call go by fetch", async () => {
+    const { api, socket } = apiOnOpenSocket();
     const acted = api.send({ method: "POST", path: ANSWER, body: { requestId: "r-1", text: "hi" } });
     socket().frame({ type: "act-reply", id: 0, status: 200, body: { ok: true, via: "socket" } });
     expect(await acted).toEqual({ status: 200, body: { ok: true, via: "socket" } });
@@ -158,11 +181,7 @@ describe("Api with a live socket to act on", () => {
   });
 
   it("an act lost with its socket is no reply: the outbox keeps it and sends it again, by POST, with the same request id", async () => {
-    fetched.length = 0;
-    const { live, socket } = connection();
-    socket().open();
-    const api = new Api("", fetchImpl);
-    api.actOn(live);
+    const { api, socket } = apiOnOpenSocket();
     const storage = memoryOutboxStorage();
     const outbox = new Outbox(api, storage);
     const body = { requestId: "r-lost", revision: "0123456789abcdef", answer: { kind: "permission", optionId: "allow" } };
@@ -181,10 +200,7 @@ describe("Api with a live socket to act on", () => {
   });
 
   it("a lost act is a NetworkError to its caller", async () => {
-    const { live, socket } = connection();
-    socket().open();
-    const api = new Api("", fetchImpl);
-    api.actOn(live);
+    const { api, socket } = apiOnOpenSocket();
     const call = api.send({ method: "POST", path: ANSWER, body: { requestId: "r", text: "x" } });
     socket().close();
     await expect(call).rejects.toBeInstanceOf(NetworkError);
