@@ -82,8 +82,6 @@ export async function startRig(opts: {
   draftStorage?: DraftStorage;
   /** False: the WebSocket never opens (Collie is down), so nothing is flushed and no snapshot comes. */
   online?: boolean;
-  /** True: actions go on the live socket while it is open, as in the app (`FakeSocket.acts`). */
-  acts?: boolean;
 }): Promise<Rig> {
   const calls: Call[] = [];
   let routes: Route[] = opts.routes ?? [];
@@ -116,8 +114,8 @@ export async function startRig(opts: {
     ...(opts.notificationAnswers ? { notificationAnswers: opts.notificationAnswers } : {}),
   });
   // Actions go as POSTs on this rig's fake fetch, where every test reads them; their way on the
-  // live socket has its own tests (app/live.test.ts, app/api.test.ts, the Chromium journeys).
-  if (opts.acts !== true) phone.api.actOn(null);
+  // live socket has its own tests (app/live.test.ts, the Chromium journeys).
+  phone.api.actOn(null);
   await phone.start();
   const socket = FakeSocket.last!;
   if (opts.online !== false) socket.open();
