@@ -71,6 +71,25 @@ describe("scrolling up loads earlier items by itself (issue 37 item 8)", () => {
   });
 });
 
+describe("following the newest line (P-18)", () => {
+  test("a scroll event of the chat's own following, arriving after more grew below (a card's Retry as the banner opens), keeps following", async () => {
+    const { h, box, scroll } = await openLong(150);
+    await act(async () => scroll.scrollTo(box.scrollHeight - SCREEN));
+    // A new line: the chat follows it to the end.
+    await act(async () => h.deliver({ type: "item", agent: "desk", paneId: "p1", item: line(150) }));
+    const followed = scroll.top();
+    expect(followed).toBe(box.scrollHeight - SCREEN);
+    // More grows below before that follow's scroll event arrives; the reader did not move.
+    for (let n = 0; n < 2; n++) box.appendChild(Object.assign(document.createElement("div"), { className: "row-slot" }));
+    await act(async () => fireEvent.scroll(box));
+    expect(scroll.top()).toBe(box.scrollHeight - SCREEN);
+    expect(pill()).toBeNull();
+    // A reader who scrolls up is not followed.
+    await act(async () => scroll.scrollTo(40 * ROW));
+    expect(pill()!.textContent).toBe("Newest");
+  });
+});
+
 describe("jump to newest (issue 37 item 7)", () => {
   test("scrolled up, new replies are counted on a pill; a tap goes to the newest and the pill goes", async () => {
     const { h, box, scroll } = await openLong(150);

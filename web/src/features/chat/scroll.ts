@@ -31,6 +31,16 @@ export interface PinnedScroll {
  */
 export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: () => boolean): PinnedScroll {
   const atBottom = useRef(true);
+  /**
+   * Where following the end last put the view. A scroll event this code caused arrives later, and
+   * by then more may have grown or the box shrunk (an ask card's `Not sure` line and `Retry` as the
+   * connection banner opens): that is no reader scrolling up, so it must not stop the following.
+   */
+  const followedTo = useRef<number | null>(null);
+  const followEnd = useCallback((el: HTMLElement) => {
+    el.scrollTop = el.scrollHeight;
+    followedTo.current = el.scrollTop;
+  }, []);
   const [pinned, setPinned] = useState(true);
   const [far, setFar] = useState(false);
   /** Distance from the end to keep when content is added above (Show earlier). */
@@ -46,15 +56,23 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: ()
   const onScroll = useCallback(() => {
     const el = ref.current;
     if (!el) return;
-    const fromEnd = el.scrollHeight - el.scrollTop - el.clientHeight;
-    setAtBottom(fromEnd <= PIN_SLACK_PX);
+    let fromEnd = el.scrollHeight - el.scrollTop - el.clientHeight;
+    // Following the end, and the view is still where following put it: the event is that follow's,
+    // and since then only the content or the box moved, no reader; follow on. A reader who
+    // scrolled is somewhere else.
+    if (atBottom.current && followedTo.current !== null && Math.abs(el.scrollTop - followedTo.current) <= 1) {
+      if (fromEnd > PIN_SLACK_PX) followEnd(el);
+      fromEnd = 0;
+    } else {
+      setAtBottom(fromEnd <= PIN_SLACK_PX);
+    }
     setFar(fromEnd > el.clientHeight);
     // Near the top of a chat that scrolls: earlier items, if any, come by themselves. Once per
     // render: the held place is restored (and this guard cleared) when they are drawn.
     if (el.scrollTop <= LOAD_EARLIER_PX && keepFromEnd.current === null && el.scrollHeight > el.clientHeight && topHandler.current?.()) {
       keepFromEnd.current = el.scrollHeight - el.scrollTop;
     }
-  }, [ref, setAtBottom]);
+  }, [ref, setAtBottom, followEnd]);
 
   const pin = useCallback(() => setAtBottom(true), [setAtBottom]);
 
@@ -62,8 +80,8 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: ()
     const el = ref.current;
     setAtBottom(true);
     setFar(false);
-    if (el) el.scrollTop = el.scrollHeight;
-  }, [ref, setAtBottom]);
+    if (el) followEnd(el);
+  }, [ref, setAtBottom, followEnd]);
 
   /** Call before adding content above the lines on screen. */
   const holdPosition = useCallback(() => {
@@ -80,7 +98,7 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: ()
       keepFromEnd.current = null;
       setAtBottom(el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX);
     } else if (atBottom.current) {
-      el.scrollTop = el.scrollHeight;
+      followEnd(el);
     }
   });
 
@@ -91,12 +109,12 @@ export function usePinnedScroll(ref: RefObject<HTMLElement | null>, nearTop?: ()
     const el = ref.current;
     if (!el || typeof ResizeObserver === "undefined") return;
     const ro = new ResizeObserver(() => {
-      if (atBottom.current) el.scrollTop = el.scrollHeight;
+      if (atBottom.current) followEnd(el);
     });
     ro.observe(el);
     for (const child of el.children) ro.observe(child);
     return () => ro.disconnect();
-  }, [ref]);
+  }, [ref, followEnd]);
 
   return { onScroll, holdPosition, pin, jumpToEnd, pinned, far };
 }
