@@ -84,13 +84,14 @@ export interface LiveGate {
   freeze(): void;
   /**
    * The phone's next act reaches Collie, and from then on every message is held (as `freeze`); the
-   * link drops right after Collie answered it: its act-reply is lost and the phone's socket closes.
-   * An act-reply to a later act passes even while held: it is that act's answer, not news.
+   * link drops right after Collie answered it: its act-reply is lost, the phone's socket closes,
+   * and the live socket stays down (each reconnect is closed at once) until `release`. Requests
+   * over HTTP still go, as in a network where only the long-lived connection was cut.
    */
   cutAfterNextActReply(): void;
   /** Resolves once a hold has started (the matching message arrived). */
   holding(): Promise<void>;
-  /** Delivers what was held, in order, and lets messages through again. */
+  /** Delivers what was held, in order, and lets messages through again (a cut socket comes back). */
   release(): void;
   /**
    * Delivers what was held, in order: the message the hold began with, then each one up to the
@@ -132,7 +133,9 @@ export async function gateLive(page: Page): Promise<LiveGate> {
       return null;
     }
   };
+  let linkDown = false;
   await page.routeWebSocket(/\/api\/live/, (ws) => {
+    if (linkDown) return void ws.close();
     const server = ws.connectToServer();
     ws.onMessage((message) => {
       const act = actOf(message, "act");
@@ -148,6 +151,7 @@ export async function gateLive(page: Page): Promise<LiveGate> {
       if (replied !== null) {
         if (replied !== cutAct) return ws.send(message);
         cutAct = null;
+        linkDown = true;
         return ws.close();
       }
       if (!held && matches(message)) startHold();
@@ -167,7 +171,14 @@ export async function gateLive(page: Page): Promise<LiveGate> {
     release() {
       held = false;
       match = null;
-      for (const { ws, message } of buffer.splice(0)) ws.send(message);
+      linkDown = false;
+      for (const { ws, message } of buffer.splice(0)) {
+        try {
+          ws.send(message);
+        } catch {
+          // that socket was cut: the phone's next one resumes from what it had
+        }
+      }
       started = new Promise<void>((r) => (onHold = r));
     },
     releaseUntil(next) {
