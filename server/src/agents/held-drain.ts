@@ -51,6 +51,12 @@ export class HeldDrain {
   readonly #pace: () => Promise<void>;
   /** Targets whose queue is being delivered now (one pass per target keeps its order). */
   readonly #passes = new Set<string>();
+  /**
+   * Targets kicked while their pass ran: a page that showed a turn over (a message waiting for it
+   * may go now) can come after the pass skipped that conversation, so the pass runs again once it
+   * ends instead of leaving the message for the target's next page (a long-poll's wait later).
+   */
+  readonly #kickedDuringPass = new Set<string>();
   /** Targets whose waiting answers are being delivered now. */
   readonly #answering = new Set<string>();
   #stopped = false;
@@ -62,15 +68,23 @@ export class HeldDrain {
   }
 
   /**
-   * The target may take its queue now (it is back, or something was just held for it): starts a
-   * pass over its queue unless one runs. A pass that runs picks up what is held meanwhile: it
-   * reads on from its cursor until the queue has nothing after it.
+   * The target may take its queue now (it is back, something was just held for it, or a page showed
+   * a turn over): starts a pass over its queue, or another one after the pass that runs. A pass
+   * picks up what is held meanwhile (it reads on from its cursor until the queue has nothing after
+   * it), but not a conversation it already found waiting: that is the pass after it.
    */
   kick(target: string): void {
-    if (this.#stopped || this.#passes.has(target)) return;
+    if (this.#stopped) return;
+    if (this.#passes.has(target)) {
+      this.#kickedDuringPass.add(target);
+      return;
+    }
     if (this.#store.queued(target) === 0 || !this.#port.ready(target)) return;
     this.#passes.add(target);
-    void this.#pass(target).finally(() => this.#passes.delete(target)); // never rejects
+    void this.#pass(target).finally(() => {
+      this.#passes.delete(target);
+      if (this.#kickedDuringPass.delete(target)) this.kick(target);
+    }); // never rejects
   }
 
   /**

@@ -164,6 +164,37 @@ describe("held drain", () => {
     assert.deepEqual(t.taken, ["s0", "s1"]);
   });
 
+  test("a page that shows a turn over while a pass runs starts another pass: the message that waited for it goes without a later page", async () => {
+    const held = new HeldWrites(openStateDb(":memory:"));
+    // An agent that takes no message during a turn: s0 starts one, so s1 (same conversation) waits.
+    let turnRunning = false;
+    const taken: string[] = [];
+    let drain: HeldDrain | null = null;
+    const p: DrainPort = {
+      ready: () => true,
+      deliver: async (w) => {
+        if (w.conversation === "p1" && turnRunning) return "wait";
+        taken.push(w.requestId);
+        if (w.requestId === "s0") turnRunning = true;
+        // While the pass is still on p2's write, the agent's page shows p1's turn over.
+        if (w.requestId === "s2") {
+          turnRunning = false;
+          drain!.kick("desk");
+        }
+        return OK;
+      },
+      delivered: () => {},
+      log: (line) => assert.fail(line),
+    };
+    held.hold(heldSend({ requestId: "s0", paneId: "p1" }));
+    held.hold(heldSend({ requestId: "s1", paneId: "p1" }));
+    held.hold(heldSend({ requestId: "s2", paneId: "p2" }));
+    drain = new HeldDrain(held, p);
+    drain.kick("desk");
+    await until(() => held.count() === 0, "s1 delivered after the turn it waited for");
+    assert.deepEqual(taken, ["s0", "s2", "s1"]);
+  });
+
   test("an answer goes when a page shows its ask open, found by the ask: a page costs no read of the held rows", async () => {
     const c = countingState();
     const held = new HeldWrites(c.state, UNBOUNDED);
