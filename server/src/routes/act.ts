@@ -10,14 +10,15 @@
  * - the route table: the router's own match and decoded parameters (`findRoute`), and only the
  *   action routes (`mayAct`); anything else (no such route, a parameter the router refuses) is
  *   run as the POST itself (`inject`), so it gets that POST's very answer;
- * - the body: Fastify's own JSON parser (`__proto__` refused), then the route's schemas compiled by
- *   Fastify's own validator compiler, failing in the route's words (schemas.ts);
+ * - the body: the check Fastify's JSON parser makes (prototype keys refused, by the same library),
+ *   then the route's schemas compiled by Fastify's own validator compiler, failing in the route's
+ *   words (schemas.ts);
  * - the route's handler itself (routes/api.ts `actionHandlers`): the wire's checkers, the agent
  *   or the held store, the decision and the audit line.
  * Its reply is the handler's status and body. A failure of Collie's own is a 500 in the catalog's
  * words and a line in the log, as app.ts's error handler answers a POST.
  */
-import type { FastifyInstance, FastifyReply, FastifySchemaValidationError } from "fastify";
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifySchemaValidationError } from "fastify";
 import { mayAct, PHONE_ROUTES, type PhoneRouteName } from "@colliepwa/shared";
 import { PHONE_SCHEMAS } from "@colliepwa/shared/schemas";
 import type { WriteRouteName } from "@colliepwa/durable-sdk/wire";
@@ -25,6 +26,7 @@ import { apiError, INTERNAL_ERROR_WORDS } from "../errors.ts";
 import { UNPAIRED_WORDS } from "../security/gate.ts";
 import type { Device } from "../security/devices.ts";
 import { schemaErrorText } from "./schemas.ts";
+import { scan as scanForPrototypeKeys } from "secure-json-parse";
 import type { ActionHandler } from "./api.ts";
 
 export interface ActOutcome {
@@ -100,10 +102,9 @@ async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: st
   const name = matched.name;
   const device = deps.checkDevice(upgrade.token);
   if (!device) return refusal("unpaired", UNPAIRED_WORDS);
-  // The body as a POST's parser takes it: the same JSON text, the same refusals.
-  const parsed = await new Promise<{ ok: true; body: unknown } | { ok: false; message: string }>((resolve) => {
-    jsonParser(fastify)(null, JSON.stringify(rawBody), (err: Error | null, value?: unknown) => resolve(err ? { ok: false, message: err.message } : { ok: true, body: value }));
-  });
+  // The body as a POST's parser takes it: the frame was JSON text read by JSON.parse, so what that
+  // parser adds is its check for prototype keys, made by the library it makes it with, in its words.
+  const parsed = prototypeKeysRefused(rawBody);
   if (!parsed.ok) return refusal("bad-request", parsed.message);
   const params = { ...(found.params as Record<string, string>) };
   // Fastify checks the parameters, then the body (its validation order).
@@ -131,12 +132,20 @@ async function run(fastify: FastifyInstance, deps: ActDeps, upgrade: { token: st
   return sent;
 }
 
-const parsers = new WeakMap<FastifyInstance, ReturnType<FastifyInstance["getDefaultJsonParser"]>>();
-/** The app's JSON parser for phone bodies, as app.ts registers it (prototype keys refused). */
-function jsonParser(fastify: FastifyInstance) {
-  let p = parsers.get(fastify);
-  if (!p) parsers.set(fastify, (p = fastify.getDefaultJsonParser("error", "error")));
-  return p as unknown as (req: null, body: string, done: (err: Error | null, value?: unknown) => void) => void;
+/**
+ * The app's JSON parser for phone bodies (app.ts: Fastify's, prototype poisoning an error) is
+ * JSON.parse and then, when the text holds a `__proto__` or `constructor` key, secure-json-parse's
+ * scan. An act's body was parsed with the frame: the scan alone gives the same refusal, without
+ * writing the body out as text and reading it again (issue 31: a fifth of the daemon's part of a tap).
+ */
+function prototypeKeysRefused(body: Record<string, unknown>): { ok: true; body: unknown } | { ok: false; message: string } {
+  try {
+    scanForPrototypeKeys(body, { protoAction: "error", constructorAction: "error" });
+    return { ok: true, body };
+  } catch {
+    // The parser answers any failure with this one error of Fastify's.
+    return { ok: false, message: new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY().message };
+  }
 }
 
 const compiled = new WeakMap<FastifyInstance, Map<string, Validate | null>>();

@@ -109,6 +109,8 @@ describe("an act is the POST it stands for", () => {
       ["/api/agents/desk/panes/p1/nowhere", { requestId: requestId() }],
       // What the router, the JSON parser and the validator's coercion make of a request.
       ["/api/agents/desk/panes/p1/send", JSON.parse(`{"__proto__": {"polluted": true}, "requestId": "${requestId()}", "text": "hi"}`) as Record<string, unknown>],
+      [answerPath(ask), JSON.parse(`{"requestId": "${requestId()}", "revision": "${ask.revision}", "answer": {"kind": "permission", "optionId": "allow", "__proto__": {"polluted": true}}}`) as Record<string, unknown>],
+      ["/api/agents/desk/panes/p1/send", { constructor: { prototype: { polluted: true } }, requestId: requestId(), text: "hi" }],
       ["/api/agents/desk/panes/p1/send", { requestId: 12345, text: ["not", "text"] }],
       [`/api/agents/desk/panes/${"p".repeat(600)}/send`, { requestId: requestId(), text: "hi" }],
       ["/api/agents/desk/panes/%E0%A4%A/send", { requestId: requestId(), text: "hi" }],
