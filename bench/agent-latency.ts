@@ -9,9 +9,13 @@ import { Server, ServerResponse, type IncomingMessage } from "node:http";
 import { openCollie } from "@colliepwa/durable-sdk";
 import { nowMs, serveParent, sleep } from "./lib.ts";
 
+// The hooks below note a time and keep what they saw; what it was (which ask, which page) is read
+// once the ask has resolved, so no parsing of the bench's own runs inside the hops it times.
+
 // When an answer request reaches this process (its headers parsed), by ask id: the last hop of
 // tap → agent is split into "arrives here" and "ask() resolves".
 const arrived = new Map<string, number>();
+let requests: { url: string; at: number }[] = [];
 // Connections Collie opened to this agent: each one costs the agent a peer lookup (S-7), so a
 // client that reuses its keep-alive connections opens two (the long-poll and the answers).
 let connections = 0;
@@ -20,8 +24,7 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
   if (event === "connection") connections++;
   if (event === "request") {
     const req = args[0] as IncomingMessage;
-    const m = req.method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(req.url ?? "") : null;
-    if (m) arrived.set(m[1]!, nowMs());
+    if (req.method === "POST") requests.push({ url: req.url ?? "", at: nowMs() });
   }
   return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
 } as typeof emit;
@@ -29,17 +32,28 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
 // When the events page that carries each ask is handed to the socket, by tool call id: the first
 // hop of ask → phone is split into the agent's own part and the rest (the socket, the daemon).
 const written = new Map<string, number>();
+let pages: { body: string; at: number }[] = [];
 const end = ServerResponse.prototype.end;
 ServerResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
   const body = args[0];
-  if (typeof body === "string" && this.req?.url?.includes("/events?")) {
-    const at = nowMs();
+  if (typeof body === "string" && this.req?.url?.includes("/events?")) pages.push({ body, at: nowMs() });
+  return end.apply(this, args as Parameters<typeof end>);
+} as typeof end;
+
+/** Reads what the hooks kept since the last call into `arrived` and `written`. */
+function readHooks(): void {
+  for (const { url, at } of requests) {
+    const m = /\/asks\/([0-9a-f]{32})\/answer$/.exec(url);
+    if (m) arrived.set(m[1]!, at);
+  }
+  for (const { body, at } of pages) {
     for (const m of body.matchAll(/"type":"ask","pane":"[^"]*","ask":\{[^{}]*?"toolCallId":"([^"]+)"/g)) {
       if (!written.has(m[1]!)) written.set(m[1]!, at);
     }
   }
-  return end.apply(this, args as Parameters<typeof end>);
-} as typeof end;
+  requests = [];
+  pages = [];
+}
 
 const socket = process.env.BENCH_SOCKET!;
 const name = process.env.BENCH_NAME ?? "latency";
@@ -74,6 +88,7 @@ serveParent(async (m) => {
           options: [{ kind: "allow" }, { kind: "deny" }],
         });
         const t3 = nowMs();
+        readHooks();
         if (answer.kind !== "permission") throw new Error("unexpected answer");
         const askId = pane.askIdFor(toolCallId);
         process.send!({ type: "resolved", toolCallId, t3, arrived: arrived.get(askId), written: written.get(toolCallId) });

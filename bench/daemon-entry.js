@@ -118,21 +118,30 @@ for (const name of daemon.agents.names()) {
   };
 }
 
-// When the route hands a timed answer to the client for the agent, keyed by the ask id.
+// Answers on their way, with the time each was seen: when a phone's answer arrives (`answer`) and
+// when the route hands it to the client for the agent (`forward`). Which ask each is for is read
+// when the bench asks for the marks, not inside the hops they time.
+let posts = [];
+const ANSWER_PATH = /\/asks\/([0-9a-f]{32})\/answer$/;
+function readPosts() {
+  for (const [kind, path, at] of posts) {
+    const m = ANSWER_PATH.exec(path);
+    if (m) marks.set(`${kind}:${m[1]}`, at);
+  }
+  posts = [];
+}
 for (const name of daemon.agents.names()) {
   const client = daemon.agents.get(name).client;
   const post = client.post.bind(client);
   client.post = (path, ...rest) => {
-    const m = /\/asks\/([0-9a-f]{32})\/answer$/.exec(path);
-    if (m) marks.set(`forward:${m[1]}`, nowMs());
+    posts.push(["forward", path, nowMs()]);
     return post(path, ...rest);
   };
 }
 
 const address = await daemon.app.listen({ host: "127.0.0.1", port: 0 });
 const markAnswer = (method, url) => {
-  const m = method === "POST" ? /\/asks\/([0-9a-f]{32})\/answer$/.exec(url ?? "") : null;
-  if (m) marks.set(`answer:${m[1]}`, nowMs());
+  if (method === "POST") posts.push(["answer", url ?? "", nowMs()]);
 };
 daemon.app.server.prependListener("request", (req) => markAnswer(req.method, req.url));
 // An answer sent on the live socket (an `act`, routes/act.ts) is received when its route is looked
@@ -278,6 +287,7 @@ serveParent(async (m) => {
       // What `collie crew invite` and `crew join` end with: a crew-lead device's token (C-1).
       return daemon.devices.issue(m.lead ?? "bench lead", "crew-lead").token;
     case "marks": {
+      readPosts();
       const out = Object.fromEntries(marks);
       marks.clear();
       return out;
