@@ -1,9 +1,9 @@
 /**
  * The delivery of held writes (D-5, issue 35): when a target is back, its queue goes out oldest
  * first, read from the store with a cursor a batch at a time; a conversation's writes one after
- * another (the phone's order), a few conversations side by side, with a turn of the event loop
- * between two writes, so a backlog of the bounded size drains in seconds while the rest of the
- * daemon (health, snapshots, other agents' sends) keeps its latency. Answers that wait for their
+ * another (the phone's order), a few conversations side by side, a moment apart (DRAIN_PACE_MS),
+ * so a backlog of the bounded size drains in seconds while the rest of the daemon (health,
+ * snapshots, other agents' sends) keeps its latency. Answers that wait for their
  * ask go when the ask is open, found by the ask, never by reading every held row.
  *
  * It knows targets only as keys: how to reach one (`DrainPort`) is the caller's, so the same drain
@@ -42,8 +42,16 @@ export interface DrainPort {
 /** How one delivery ended: taken, kept for its ask, waiting for a turn, or the target away. */
 type Delivery = "done" | "keep" | "wait" | "failed";
 
-/** Waits one turn of the event loop: the requests that came in meanwhile are served first. */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * The pause between two held writes starting. A held backlog is nobody's tap: at a turn of the
+ * event loop between writes a bounded backlog drained in 1.4 s but took 80–120 % of a core, and
+ * the agent's pages of echoed messages made /api/health's p99 10–15 ms meanwhile; 2 ms apart it
+ * drains in about 2.5 s with health's p99 at 7–9 ms (issue 31, docs/performance.md). A timer, not
+ * `setImmediate`: the requests that came in meanwhile are served first either way.
+ */
+export const DRAIN_PACE_MS = 2;
+
+const paced = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, DRAIN_PACE_MS));
 
 export class HeldDrain {
   readonly #store: HeldWrites;
@@ -64,7 +72,7 @@ export class HeldDrain {
   constructor(store: HeldWrites, port: DrainPort, opts: { pace?: () => Promise<void> } = {}) {
     this.#store = store;
     this.#port = port;
-    this.#pace = opts.pace ?? nextTurn;
+    this.#pace = opts.pace ?? paced;
   }
 
   /**

@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import type { StatementSync } from "node:sqlite";
 import { openStateDb, type StateDb } from "../../src/store/db.ts";
 import { HeldWrites, type HeldWrite } from "../../src/store/held.ts";
-import { DRAIN_BATCH, DRAIN_CONVERSATIONS, HeldDrain, type DrainPort } from "../../src/agents/held-drain.ts";
+import { DRAIN_BATCH, DRAIN_CONVERSATIONS, DRAIN_PACE_MS, HeldDrain, type DrainPort } from "../../src/agents/held-drain.ts";
 import { AgentUnreachable } from "../../src/agents/client.ts";
 import type { Outcome } from "../../src/agents/gateway.ts";
 import { heldAnswer, heldSend } from "../helpers/held.ts";
@@ -38,6 +38,9 @@ const UNBOUNDED = { conversation: { count: 1e6, bytes: 1e9 }, target: { count: 1
 
 const OK: Outcome = { status: 200, body: { ok: true } };
 
+/** A turn of the event loop between two writes: the tests of order and width step the drain with it. */
+const turn = { pace: () => new Promise<void>((resolve) => setImmediate(resolve)) };
+
 /** A target in memory: takes every write (or refuses from the `failAt`-th on), and records them. */
 function port(opts: { ready?: () => boolean; failAt?: number; keep?: (w: HeldWrite) => boolean } = {}) {
   const taken: string[] = [];
@@ -59,11 +62,11 @@ function port(opts: { ready?: () => boolean; failAt?: number; keep?: (w: HeldWri
 }
 
 describe("held drain", () => {
-  test("a pass delivers the queue oldest first, with a turn of the event loop between two writes", async () => {
+  test("a pass delivers the queue oldest first, with its pause between two writes", async () => {
     const held = new HeldWrites(openStateDb(":memory:"));
     for (let i = 0; i < 10; i++) held.hold(heldSend({ requestId: `s${i}`, paneId: i % 2 ? "p1" : "p2" }));
     const t = port();
-    const drain = new HeldDrain(held, t.port);
+    const drain = new HeldDrain(held, t.port, turn);
     drain.kick("desk");
     // What was delivered when the event loop next got a turn: one write, not the whole queue.
     const seen = await new Promise<number>((resolve) => setImmediate(() => resolve(t.taken.length)));
@@ -71,6 +74,17 @@ describe("held drain", () => {
     await until(() => held.count() === 0, "the queue delivered");
     assert.deepEqual(t.taken, ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"]);
     assert.equal(t.outcomes.length, 10);
+  });
+
+  test("by default two writes start DRAIN_PACE_MS apart: a backlog leaves the daemon to what phones do now", async () => {
+    const held = new HeldWrites(openStateDb(":memory:"));
+    for (let i = 0; i < 6; i++) held.hold(heldSend({ requestId: `s${i}`, paneId: `p${i}` }));
+    const starts: number[] = [];
+    const drain = new HeldDrain(held, { ...port().port, deliver: async () => (starts.push(performance.now()), OK) });
+    drain.kick("desk");
+    await until(() => held.count() === 0, "the queue delivered");
+    // A timer may run up to a millisecond early by the loop's clock, never more.
+    for (let i = 1; i < starts.length; i++) assert.ok(starts[i]! - starts[i - 1]! >= DRAIN_PACE_MS - 1, `write ${i} ${(starts[i]! - starts[i - 1]!).toFixed(2)} ms after the one before`);
   });
 
   test("a conversation's writes go one after another, a few conversations side by side; a failure stops every later write", async () => {
@@ -96,7 +110,7 @@ describe("held drain", () => {
       },
       delivered: () => {},
       log: (line) => assert.fail(line),
-    });
+    }, turn);
     drain.kick("desk");
     // The deliveries end one at a time, oldest first, each once as many as may be are in flight
     // (or nothing more starts), until the pass has stopped.
