@@ -6,7 +6,7 @@
  * `node:http` adapter (transport/node-http.ts); an agent serving over TLS mounts `core.handler`,
  * the same adapter, in its own `node:https` server, guarded by a bearer token.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ALL_CAPS, CAP_NAMES, COLLIE_WIRE_HEADER, LIMITS, WIRE_ROOT, WIRE_VERSION, WIRE_VERSIONS } from "../wire/constants.ts";
 import { parseWith } from "../wire/check.ts";
@@ -21,6 +21,7 @@ import { systemClock, type Clock } from "./clock.ts";
 import { EventLog } from "./event-log.ts";
 import { readHandlers, writeHandlers, type HistoryProvider, type ReadHandlers, type WriteHandler, type WriteHandlers } from "./handlers.ts";
 import { Refusal, type Hooks } from "./hooks.ts";
+import { sha256 } from "./ids.ts";
 import { Idempotency } from "./idempotency.ts";
 import { Pane, Workspace, type PaneHost } from "./layout.ts";
 import { MemoryReceiptStore, type ReceiptRecord, type ReceiptStore } from "./receipts.ts";
@@ -351,7 +352,7 @@ function authorized(header: string | readonly string[] | undefined, tokenDigest:
 }
 
 function digest(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+  return sha256(token, "buffer");
 }
 
 /** The body as JSON: read now if the transport streams it, refused over `LIMITS.bodyBytes`. */

@@ -307,7 +307,7 @@ describe("asks decided in the agent: expiry and abort (S-24, P-16)", () => {
 
 describe("ask ids and input rules (S-22, S-23, S-27)", () => {
   it("derives the id as the first 32 hex of SHA-256(paneId, NUL, toolCallId)", () => {
-    for (const [paneId, toolCallId] of [["ticket-1", "call_01"], ["会话:1", "tool-✅"], ["p", ""]] as const) {
+    for (const [paneId, toolCallId] of [["ticket-1", "call_01"], ["会话:1", "tool-✅"], ["p", ""], ["p\uD800", "\uDC00c"]] as const) {
       const expected = createHash("sha256").update(Buffer.concat([Buffer.from(paneId, "utf8"), Buffer.from([0]), Buffer.from(toolCallId, "utf8")])).digest("hex").slice(0, 32);
       assert.equal(askIdFor(paneId, toolCallId), expected);
     }
