@@ -131,12 +131,15 @@ export class HeldDrain {
     try {
       let cursor = 0;
       for (let batch = this.#store.queue(target, cursor, DRAIN_BATCH); batch.length > 0 && going(); batch = this.#store.queue(target, cursor, DRAIN_BATCH)) {
-        for (const write of batch) {
-          await inFlight.get(write.conversation);
+        for (const place of batch) {
+          await inFlight.get(place.conversation);
           while (inFlight.size >= DRAIN_CONVERSATIONS) await Promise.race(inFlight.values());
           if (!going()) break;
-          cursor = write.seq;
-          if (waiting.has(write.conversation)) continue;
+          cursor = place.seq;
+          if (waiting.has(place.conversation)) continue;
+          // Read when it goes (a retry the agent took meanwhile released it).
+          const write = this.#store.get(target, place.requestId);
+          if (!write) continue;
           const delivery = this.#deliver(write)
             .then((d) => {
               if (d === "failed") failed = true;

@@ -47,6 +47,9 @@ export const HELD_LIMITS: HeldLimits = Object.freeze({
   all: Object.freeze({ count: 10_000, bytes: 64 * MiB }),
 });
 
+/** A held write's place in its target's queue (`queue`). */
+export type QueuedWrite = Pick<HeldWrite, "seq" | "requestId" | "conversation">;
+
 export interface HeldWrite {
   /** The order of holding: a target's writes are delivered by it. */
   seq: number;
@@ -205,13 +208,15 @@ export class HeldWrites {
   }
 
   /**
-   * The next `limit` writes of the target's queue after `after` (a seq), oldest first: a drain
-   * reads its queue with this cursor, a batch at a time, never the whole queue at once.
+   * The places of the next `limit` writes of the target's queue after `after` (a seq), oldest
+   * first: a drain reads its queue with this cursor, a batch at a time, never the whole queue at
+   * once. Not their bodies: a pass skips the conversations that wait for a turn, and reads a
+   * write (`get`) only when it delivers it, so a page during a long turn does not read the backlog.
    */
-  queue(target: string, after: number, limit: number): HeldWrite[] {
+  queue(target: string, after: number, limit: number): QueuedWrite[] {
     if ((this.#targets.get(target)?.queued ?? 0) === 0) return [];
-    const rows = this.#sql(`SELECT ${COLUMNS} FROM held_writes WHERE target = ? AND ask_id IS NULL AND seq > ? ORDER BY seq LIMIT ?`).all(target, after, limit) as unknown as Row[];
-    return rows.map(fromRow);
+    const rows = this.#sql("SELECT seq, request_id, conversation FROM held_writes WHERE target = ? AND ask_id IS NULL AND seq > ? ORDER BY seq LIMIT ?").all(target, after, limit) as unknown as Pick<Row, "seq" | "request_id" | "conversation">[];
+    return rows.map((r) => ({ seq: r.seq, requestId: r.request_id, conversation: r.conversation }));
   }
 
   /** How many writes of the target's queue are held (all conversations, or one). */

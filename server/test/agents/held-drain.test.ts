@@ -16,21 +16,23 @@ import type { Outcome } from "../../src/agents/gateway.ts";
 import { heldAnswer, heldSend } from "../helpers/held.ts";
 import { until } from "../helpers/wait.ts";
 
-/** A state database that counts the rows SQLite hands back to Collie (every read of the store). */
-function countingState(): { state: StateDb; rows: () => number; reset: () => void } {
+/** A state database that counts the rows SQLite hands back to Collie (every read of the store), and their text. */
+function countingState(): { state: StateDb; rows: () => number; chars: () => number; reset: () => void } {
   const state = openStateDb(":memory:");
   let rows = 0;
+  let chars = 0;
+  const textOf = (row: unknown) => Object.values(row as Record<string, unknown>).reduce<number>((n, v) => n + (typeof v === "string" ? v.length : 0), 0);
   const prepare = state.db.prepare.bind(state.db);
   const counted = (s: StatementSync): StatementSync => new Proxy(s, {
     get(target, key) {
-      if (key === "all") return (...args: never[]) => { const r = target.all(...args); rows += r.length; return r; };
-      if (key === "get") return (...args: never[]) => { const r = target.get(...args); if (r !== undefined) rows++; return r; };
+      if (key === "all") return (...args: never[]) => { const r = target.all(...args); rows += r.length; for (const row of r) chars += textOf(row); return r; };
+      if (key === "get") return (...args: never[]) => { const r = target.get(...args); if (r !== undefined) { rows++; chars += textOf(r); } return r; };
       const v = Reflect.get(target, key) as unknown;
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
   state.db.prepare = ((sql: string) => counted(prepare(sql))) as typeof state.db.prepare;
-  return { state, rows: () => rows, reset: () => (rows = 0) };
+  return { state, rows: () => rows, chars: () => chars, reset: () => (rows = chars = 0) };
 }
 
 /** Bounds out of the way: these tests are about delivery. */
@@ -142,8 +144,33 @@ describe("held drain", () => {
     new HeldDrain(held, t.port).kick("desk");
     await until(() => held.count() === 0, "the queue delivered");
     assert.equal(t.taken.length, n);
-    // Each row once, and the one row each release deletes.
-    assert.ok(c.rows() <= 2 * n, `${c.rows()} rows read for ${n} deliveries`);
+    // Each row's place once, the write itself when it goes, and the one row each release deletes.
+    assert.ok(c.rows() <= 3 * n, `${c.rows()} rows read for ${n} deliveries`);
+  });
+
+  test("a pass over conversations that wait for a turn reads one write of each, not the backlog behind them", async () => {
+    const c = countingState();
+    const held = new HeldWrites(c.state, UNBOUNDED);
+    const text = "x".repeat(4000);
+    for (let i = 0; i < 300; i++) held.hold(heldSend({ requestId: `s${i}`, paneId: `p${i % 3}`, text }));
+    let delivers = 0;
+    const drain = new HeldDrain(held, {
+      ready: () => true,
+      // A turn runs in each conversation (an agent without followUp): every write waits.
+      deliver: async () => (delivers++, "wait"),
+      delivered: () => assert.fail("nothing is delivered during the turns"),
+      log: (line) => assert.fail(line),
+    });
+    // The agent's pages during the turns: each kicks a pass.
+    for (let page = 1; page <= 3; page++) {
+      c.reset();
+      drain.kick("desk");
+      await until(() => delivers === 3 * page, `pass ${page}`);
+      await new Promise((r) => setTimeout(r, 20));
+      // The three writes it tried, and the places of the rest: a tenth of the backlog's text.
+      assert.ok(c.chars() < 3 * text.length + 300 * 100, `${c.chars()} characters read in pass ${page}`);
+    }
+    assert.equal(held.count(), 300);
   });
 
   test("a write the target could not take stays held; the next kick goes on from the oldest left", async () => {
